@@ -1,0 +1,102 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+	"golang.org/x/sync/errgroup"
+)
+
+// viewCall is one eth_call against a precompile, decoded into out by the
+// method's ABI.
+type viewCall struct {
+	contract *abi.ABI
+	to       common.Address
+	method   string
+	args     []any
+	decode   func(values []any) error
+}
+
+// callBatch runs calls as eth_call batches pinned to one block, so a
+// snapshot is consistent even while the chain moves. Batches of
+// opts.BatchSize run opts.BatchParallelism at a time.
+func (c *Client) callBatch(ctx context.Context, block uint64, calls []viewCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	blockTag := hexutil.EncodeUint64(block)
+	elems := make([]rpc.BatchElem, len(calls))
+	results := make([]hexutil.Bytes, len(calls))
+	for i, call := range calls {
+		data, err := call.contract.Pack(call.method, call.args...)
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", call.method, err)
+		}
+		elems[i] = rpc.BatchElem{
+			Method: "eth_call",
+			Args:   []any{map[string]any{"to": call.to, "data": hexutil.Bytes(data)}, blockTag},
+			Result: &results[i],
+		}
+	}
+	group, gctx := errgroup.WithContext(ctx)
+	group.SetLimit(c.opts.BatchParallelism)
+	for start := 0; start < len(elems); start += c.opts.BatchSize {
+		chunk := elems[start:min(start+c.opts.BatchSize, len(elems))]
+		group.Go(func() error {
+			cctx, cancel := context.WithTimeout(gctx, c.opts.CallTimeout)
+			defer cancel()
+			if err := c.rpc.BatchCallContext(cctx, chunk); err != nil {
+				return fmt.Errorf("eth_call batch: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := group.Wait(); err != nil {
+		c.metrics.rpcErrors.Inc()
+		return err
+	}
+	for i, call := range calls {
+		if elems[i].Error != nil {
+			return classifyRevert(fmt.Sprintf("%s%v", call.method, call.args), elems[i].Error)
+		}
+		values, err := call.contract.Unpack(call.method, results[i])
+		if err != nil {
+			return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
+		}
+		if err := call.decode(values); err != nil {
+			return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
+		}
+	}
+	return nil
+}
+
+// into returns a decoder storing the single return value in dst.
+func into[T any](dst *T) func([]any) error {
+	return func(values []any) error {
+		if len(values) != 1 {
+			return fmt.Errorf("%d return values, want 1", len(values))
+		}
+		v, ok := values[0].(T)
+		if !ok {
+			return fmt.Errorf("return type %T, want %T", values[0], *dst)
+		}
+		*dst = v
+		return nil
+	}
+}
+
+// intoAccount decodes a bytes32 return into an AccountID.
+func intoAccount(dst *AccountID) func([]any) error {
+	var raw [32]byte
+	return func(values []any) error {
+		if err := into(&raw)(values); err != nil {
+			return err
+		}
+		*dst = raw
+		return nil
+	}
+}

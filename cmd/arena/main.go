@@ -1,0 +1,73 @@
+// Command arena is the validator daemon and toolbox of the arena subnet.
+// main only parses flags and wires constructors together; every piece of
+// behaviour lives in a package of its own.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v3"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr, os.Environ())
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and turns any error into one line on stderr and a
+// non-zero exit code. Tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
+	env := &cliEnv{stdout: stdout, stderr: stderr, environ: environ}
+	app := newApp(env)
+	if err := app.Run(ctx, args); err != nil {
+		var exit cli.ExitCoder
+		code := 1
+		if errors.As(err, &exit) && exit.ExitCode() != 0 {
+			code = exit.ExitCode()
+		}
+		fmt.Fprintf(stderr, "arena: %s\n", oneLine(err))
+		return code
+	}
+	return 0
+}
+
+func newApp(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "arena",
+		Usage:     "validator daemon for the arena shopping-agent subnet",
+		UsageText: "arena [global options] command [command options]",
+		Description: "arena follows a subtensor chain over its EVM JSON-RPC, runs shopping problems against\n" +
+			"miners' agents, judges the trajectories and sets weights on chain.\n\n" +
+			"Start a local chain with `arena devnet`; see docs/ for the protocol, operations and chain notes.",
+		Writer:                env.stdout,
+		ErrWriter:             env.stderr,
+		EnableShellCompletion: false,
+		HideVersion:           true,
+		Flags:                 env.globalFlags(),
+		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
+		Commands: []*cli.Command{
+			newVersionCommand(env),
+			newConfigCommand(env),
+			newKeysCommand(env),
+			newChainCommand(env),
+			newDevnetCommand(env),
+			newBackupCommand(env),
+			newRestoreCommand(env),
+		},
+	}
+}
+
+// oneLine flattens joined or wrapped errors so an operator sees a single line.
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Config is the whole effective configuration of an arena process. Every
+// leaf field carries a yaml tag (its key) and a help tag (one line shown by
+// `arena config keys`); Keys derives the key list from these tags.
+type Config struct {
+	DataDir  string         `yaml:"data_dir" help:"directory for the validator's database and state"`
+	Log      LogConfig      `yaml:"log"`
+	Chain    ChainConfig    `yaml:"chain"`
+	Keystore KeystoreConfig `yaml:"keystore"`
+	Store    StoreConfig    `yaml:"store"`
+	Metrics  MetricsConfig  `yaml:"metrics"`
+	Devnet   DevnetConfig   `yaml:"devnet"`
+}
+
+// LogConfig selects the log level and output format.
+type LogConfig struct {
+	Level  string `yaml:"level" help:"trace, debug, info, warn, error, fatal, panic or disabled"`
+	Format string `yaml:"format" help:"auto (console on a terminal, JSON otherwise), json or console"`
+}
+
+// ChainConfig says which subtensor node to talk to and how patiently.
+type ChainConfig struct {
+	URL            string   `yaml:"url" help:"subtensor EVM JSON-RPC endpoint (ws, wss, http or https)"`
+	ChainID        uint64   `yaml:"chain_id" help:"expected eth_chainId: 964 finney, 945 testnet, 0 accepts any (devnet)"`
+	Netuid         uint16   `yaml:"netuid" help:"subnet the validator serves"`
+	Tempo          uint64   `yaml:"tempo" help:"blocks per epoch on the subnet (not readable from the EVM side)"`
+	DialTimeout    Duration `yaml:"dial_timeout" help:"time allowed to connect to the node"`
+	CallTimeout    Duration `yaml:"call_timeout" help:"time allowed for one JSON-RPC call"`
+	ReceiptTimeout Duration `yaml:"receipt_timeout" help:"time to wait for a sent transaction to be mined"`
+	ReconnectMin   Duration `yaml:"reconnect_min" help:"first wait before reconnecting after the connection drops"`
+	ReconnectMax   Duration `yaml:"reconnect_max" help:"longest wait between reconnect attempts (backoff cap)"`
+}
+
+// KeystoreConfig locates the validator's signing key.
+type KeystoreConfig struct {
+	Dir          string `yaml:"dir" help:"go-ethereum keystore directory holding the validator's key"`
+	Address      string `yaml:"address" help:"0x address of the key to use; empty uses the only key in dir"`
+	PasswordFile string `yaml:"password_file" help:"file holding the password that unlocks the key"`
+	Password     Secret `yaml:"password" help:"key password; only from ARENA_KEYSTORE_PASSWORD, never a file or flag"`
+}
+
+// StoreConfig tunes the Badger database.
+type StoreConfig struct {
+	GCInterval     Duration `yaml:"gc_interval" help:"how often to run Badger value-log garbage collection"`
+	GCDiscardRatio float64  `yaml:"gc_discard_ratio" help:"rewrite a value-log file when this fraction of it is stale, in (0,1)"`
+}
+
+// MetricsConfig sets where Prometheus metrics and health endpoints listen.
+type MetricsConfig struct {
+	Listen string `yaml:"listen" help:"host:port for /metrics and health endpoints"`
+}
+
+// DevnetConfig configures `arena devnet`, the local test chain.
+type DevnetConfig struct {
+	Listen     string   `yaml:"listen" help:"host:port where the devnet serves JSON-RPC and websocket"`
+	BlockTime  Duration `yaml:"block_time" help:"time between devnet blocks (at least 10ms)"`
+	Netuid     uint16   `yaml:"netuid" help:"subnet created on the devnet"`
+	Tempo      uint64   `yaml:"tempo" help:"devnet epoch length in blocks (short for fast epochs)"`
+	Validators int      `yaml:"validators" help:"validator neurons registered at genesis (at least 1)"`
+	Miners     int      `yaml:"miners" help:"miner neurons registered at genesis (validators+miners <= 256)"`
+	Keystore   string   `yaml:"keystore" help:"directory where the devnet writes its development keys"`
+}
+
+// Default returns the built-in configuration: a validator talking to a
+// local devnet on 127.0.0.1:9944, with all data under the current directory.
+func Default() Config {
+	return Config{
+		DataDir: "./arena-data",
+		Log:     LogConfig{Level: "info", Format: "auto"},
+		Chain: ChainConfig{
+			URL:            "ws://127.0.0.1:9944",
+			ChainID:        0,
+			Netuid:         15,
+			Tempo:          360,
+			DialTimeout:    Duration{10 * time.Second},
+			CallTimeout:    Duration{30 * time.Second},
+			ReceiptTimeout: Duration{2 * time.Minute},
+			ReconnectMin:   Duration{500 * time.Millisecond},
+			ReconnectMax:   Duration{30 * time.Second},
+		},
+		Keystore: KeystoreConfig{Dir: "./arena-keys"},
+		Store:    StoreConfig{GCInterval: Duration{5 * time.Minute}, GCDiscardRatio: 0.5},
+		Metrics:  MetricsConfig{Listen: "127.0.0.1:9100"},
+		Devnet: DevnetConfig{
+			Listen:     "127.0.0.1:9944",
+			BlockTime:  Duration{time.Second},
+			Netuid:     15,
+			Tempo:      20,
+			Validators: 1,
+			Miners:     8,
+			Keystore:   "./arena-devnet",
+		},
+	}
+}
+
+// Duration is a time.Duration that reads and writes as text such as "250ms",
+// "10s" or "2m" in YAML, JSON, environment variables and flags. Use the
+// embedded field for the value: ctx, cancel := context.WithTimeout(ctx,
+// cfg.Chain.CallTimeout.Duration).
+type Duration struct{ time.Duration }
+
+// MarshalText writes the duration as time.Duration.String does ("1m30s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses a Go duration string. A bare number other than 0 is
+// rejected: a unit is required.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := parseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (use a number with a unit, e.g. 250ms, 10s, 2m)")
+	}
+	return v, nil
+}
+
+// redactedText is what a non-empty Secret shows instead of its value.
+const redactedText = "[redacted]"
+
+// Secret is a string that never prints its value. fmt (every verb), YAML,
+// JSON and text marshalling all show "[redacted]" when it is non-empty and
+// "" when it is empty. Reveal returns the value for the one place that needs
+// it.
+type Secret string
+
+// Reveal returns the secret's value. Call it only where the value is used,
+// never to log or display it.
+func (s Secret) Reveal() string { return string(s) }
+
+// String returns "[redacted]", or "" for an empty secret.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redactedText
+}
+
+// GoString keeps %#v redacted too.
+func (s Secret) GoString() string { return strconv.Quote(s.String()) }
+
+// Format makes every fmt verb (%v, %s, %q, %x, %d, ...) see only the
+// redacted text, so no format string can leak the value.
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, s.GoString())
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s.String())
+}
+
+// MarshalYAML emits the redacted text.
+func (s Secret) MarshalYAML() (any, error) { return s.String(), nil }
+
+// MarshalJSON emits the redacted text as a JSON string.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// MarshalText emits the redacted text.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

@@ -1,0 +1,181 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits enforced by Validate.
+const (
+	MinDevnetBlockTime = 10 * time.Millisecond
+	MaxDevnetNeurons   = 256 // validators + miners on the devnet
+)
+
+// logLevels and logFormats mirror what internal/logx accepts ("" means the
+// default there, so it is accepted here too).
+var (
+	logLevels  = []string{"trace", "debug", "info", "warn", "error", "fatal", "panic", "disabled"}
+	logFormats = []string{"auto", "json", "console"}
+)
+
+// Validate checks the assembled configuration. It returns nil or the
+// errors.Join of one error per problem; each is one line that names the key,
+// shows the offending value (URLs with their password redacted) and says
+// what is expected.
+func (c *Config) Validate() error {
+	v := &validator{}
+
+	v.nonEmpty("data_dir", c.DataDir)
+
+	if lvl := strings.ToLower(strings.TrimSpace(c.Log.Level)); lvl != "" && !slices.Contains(logLevels, lvl) {
+		v.bad("log.level", c.Log.Level, "must be one of "+orList(logLevels))
+	}
+	if f := strings.ToLower(strings.TrimSpace(c.Log.Format)); f != "" && !slices.Contains(logFormats, f) {
+		v.bad("log.format", c.Log.Format, "must be one of "+orList(logFormats))
+	}
+
+	v.chainURL("chain.url", c.Chain.URL)
+	v.positiveUint("chain.tempo", c.Chain.Tempo)
+	v.positive("chain.dial_timeout", c.Chain.DialTimeout)
+	v.positive("chain.call_timeout", c.Chain.CallTimeout)
+	v.positive("chain.receipt_timeout", c.Chain.ReceiptTimeout)
+	v.positive("chain.reconnect_min", c.Chain.ReconnectMin)
+	v.positive("chain.reconnect_max", c.Chain.ReconnectMax)
+	if c.Chain.ReconnectMax.Duration < c.Chain.ReconnectMin.Duration {
+		v.bad("chain.reconnect_max", c.Chain.ReconnectMax.String(),
+			fmt.Sprintf("must be at least chain.reconnect_min (%s)", c.Chain.ReconnectMin))
+	}
+
+	v.nonEmpty("keystore.dir", c.Keystore.Dir)
+	if a := c.Keystore.Address; a != "" && !isHexAddress(a) {
+		v.bad("keystore.address", a, "must be 0x followed by 40 hex digits")
+	}
+	if c.Keystore.Password != "" && c.Keystore.PasswordFile != "" {
+		v.problem("keystore.password_file", "is set and so is ARENA_KEYSTORE_PASSWORD; use only one")
+	}
+
+	v.positive("store.gc_interval", c.Store.GCInterval)
+	if r := c.Store.GCDiscardRatio; !(r > 0 && r < 1) {
+		v.bad("store.gc_discard_ratio", strconv.FormatFloat(r, 'g', -1, 64), "must be greater than 0 and less than 1")
+	}
+
+	v.hostPort("metrics.listen", c.Metrics.Listen)
+
+	v.hostPort("devnet.listen", c.Devnet.Listen)
+	if c.Devnet.BlockTime.Duration < MinDevnetBlockTime {
+		v.bad("devnet.block_time", c.Devnet.BlockTime.String(), "must be at least "+MinDevnetBlockTime.String())
+	}
+	v.positiveUint("devnet.tempo", c.Devnet.Tempo)
+	if c.Devnet.Validators < 1 {
+		v.bad("devnet.validators", strconv.Itoa(c.Devnet.Validators), "must be at least 1")
+	}
+	if c.Devnet.Miners < 0 {
+		v.bad("devnet.miners", strconv.Itoa(c.Devnet.Miners), "must not be negative")
+	}
+	if n := c.Devnet.Validators + c.Devnet.Miners; c.Devnet.Validators >= 1 && c.Devnet.Miners >= 0 && n > MaxDevnetNeurons {
+		v.problem("devnet.validators + devnet.miners", fmt.Sprintf("%d + %d = %d, but at most %d neurons fit on a subnet",
+			c.Devnet.Validators, c.Devnet.Miners, n, MaxDevnetNeurons))
+	}
+	v.nonEmpty("devnet.keystore", c.Devnet.Keystore)
+
+	return errors.Join(v.errs...)
+}
+
+type validator struct{ errs []error }
+
+// bad records `key "value": msg`.
+func (v *validator) bad(key, value, msg string) {
+	v.errs = append(v.errs, fmt.Errorf("%s %q: %s", key, value, msg))
+}
+
+// problem records `key: msg` when showing the value would not help.
+func (v *validator) problem(key, msg string) {
+	v.errs = append(v.errs, fmt.Errorf("%s: %s", key, msg))
+}
+
+func (v *validator) nonEmpty(key, value string) {
+	if strings.TrimSpace(value) == "" {
+		v.problem(key, "must not be empty")
+	}
+}
+
+func (v *validator) positive(key string, d Duration) {
+	if d.Duration <= 0 {
+		v.bad(key, d.String(), "must be greater than 0")
+	}
+}
+
+func (v *validator) positiveUint(key string, n uint64) {
+	if n == 0 {
+		v.bad(key, "0", "must be greater than 0")
+	}
+}
+
+func (v *validator) chainURL(key, raw string) {
+	if strings.TrimSpace(raw) == "" {
+		v.problem(key, "must not be empty")
+		return
+	}
+	shown := redactURL(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error repeats the whole URL, password included; show only the cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		v.bad(key, shown, "not a valid URL: "+err.Error())
+		return
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "ws", "wss", "http", "https":
+	default:
+		v.bad(key, shown, "scheme must be ws, wss, http or https")
+		return
+	}
+	if u.Host == "" {
+		v.bad(key, shown, "missing host (e.g. ws://127.0.0.1:9944)")
+	}
+}
+
+func (v *validator) hostPort(key, value string) {
+	_, port, err := net.SplitHostPort(value)
+	if err == nil {
+		if n, perr := strconv.ParseUint(port, 10, 16); perr != nil || n > 65535 {
+			err = errors.New("bad port")
+		}
+	}
+	if err != nil {
+		v.bad(key, value, "must be host:port with a numeric port (e.g. 127.0.0.1:9100, or :9100 for all interfaces)")
+	}
+}
+
+func isHexAddress(s string) bool {
+	hex, ok := strings.CutPrefix(s, "0x")
+	if !ok {
+		hex, ok = strings.CutPrefix(s, "0X")
+	}
+	if !ok || len(hex) != 40 {
+		return false
+	}
+	for _, r := range hex {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// orList renders ["a","b","c"] as "a, b or c".
+func orList(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
+}

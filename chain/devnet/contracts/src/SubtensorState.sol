@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {
+    AxonInfo,
+    LookupItem,
+    PrometheusInfo,
+    NeuronInfo,
+    Hyper,
+    SUBNET_ADDRESS,
+    NEURON_ADDRESS
+} from "./Common.sol";
+import {Blake2b, Scale} from "./Blake2b.sol";
+
+/// SubtensorState holds the whole state of the devnet's subtensor emulation and implements
+/// the rules of subtensor's pallet for the calls forwarded by the precompile facades
+/// (Metagraph 0x802, Subnet 0x803, Neuron 0x804, UidLookup 0x806, AddressMapping 0x80c).
+///
+/// It lives in genesis as runtime code: no constructor runs. Storage slot 0 (admin) is set
+/// in the genesis alloc; every other slot starts empty.
+///
+/// Reverts carry plain Error(string) reasons named after subtensor's own errors.
+contract SubtensorState {
+    // ---------------------------------------------------------------------------------
+    // Storage. The order of the declarations is the storage layout: keep `admin` first.
+    // ---------------------------------------------------------------------------------
+
+    /// Slot 0: the devnet admin EOA (set in genesis).
+    address public admin;
+
+    struct Subnet {
+        bool exists;
+        address owner;
+        uint64 tempo;
+        uint16 uidCount;
+    }
+
+    struct Commit {
+        bytes32 hash;
+        uint64 block;
+    }
+
+    struct Neuron {
+        bytes32 hotkey;
+        bytes32 coldkey;
+        uint64 stake;
+        bool validatorPermit;
+        bool active;
+        uint64 lastUpdate;
+        uint64 registrationBlock;
+        uint16 rank;
+        uint16 trust;
+        uint16 consensus;
+        uint16 incentive;
+        uint16 dividends;
+        uint16 vtrust;
+        uint64 emission;
+        address evmAddress;
+        uint64 evmAssociatedBlock;
+        AxonInfo axon;
+        PrometheusInfo prometheus;
+        uint16[] weightUids;
+        uint16[] weightValues;
+        Commit[] commits;
+    }
+
+    mapping(uint16 => Subnet) internal subnets_; // slot 1
+    mapping(uint16 => mapping(uint256 => uint256)) internal hyper_; // slot 2
+    mapping(uint16 => uint256) internal hyperSet_; // slot 3: bit p set => hyper_[netuid][p] is set
+    mapping(uint16 => mapping(uint16 => Neuron)) internal neurons_; // slot 4
+    mapping(uint16 => mapping(bytes32 => uint16)) internal uidPlusOne_; // slot 5: hotkey => uid+1
+
+    uint16 internal constant MAX_UIDS = 256;
+    uint256 internal constant MAX_PENDING_COMMITS = 10;
+    uint256 internal constant MAX_REVEAL_PERIOD = 100;
+
+    // ---------------------------------------------------------------------------------
+    // Events (emitted by this contract, not by the facades).
+    // ---------------------------------------------------------------------------------
+
+    event AdminChanged(address indexed previous, address indexed admin);
+    event SubnetCreated(uint16 indexed netuid, address owner, uint64 tempo);
+    event NeuronRegistered(uint16 indexed netuid, uint16 uid, bytes32 hotkey, bytes32 coldkey);
+    event EvmKeyAssociated(uint16 indexed netuid, uint16 uid, address evmAddress);
+    event HyperparameterSet(uint16 indexed netuid, uint8 param, uint256 value);
+    event WeightsSet(uint16 indexed netuid, uint16 uid);
+    event WeightsCommitted(uint16 indexed netuid, uint16 uid, bytes32 commitHash);
+    event WeightsRevealed(uint16 indexed netuid, uint16 uid, bytes32 commitHash);
+    event AxonServed(uint16 indexed netuid, uint16 uid);
+    event PrometheusServed(uint16 indexed netuid, uint16 uid);
+    event EpochResultsSet(uint16 indexed netuid, uint64 blockNumber);
+
+    // ---------------------------------------------------------------------------------
+    // Access control
+    // ---------------------------------------------------------------------------------
+
+    modifier onlyAdmin() {
+        require(msg.sender == admin, "NotAdmin");
+        _;
+    }
+
+    modifier onlyFrom(address facade) {
+        require(msg.sender == facade, "OnlyPrecompile");
+        _;
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Admin functions
+    // ---------------------------------------------------------------------------------
+
+    /// Hands the admin role to another address.
+    function setAdmin(address newAdmin) external onlyAdmin {
+        emit AdminChanged(admin, newAdmin);
+        admin = newAdmin;
+    }
+
+    function createSubnet(uint16 netuid, address owner, uint64 tempo) external onlyAdmin {
+        Subnet storage s = subnets_[netuid];
+        require(!s.exists, "SubnetAlreadyExists");
+        require(tempo > 0, "InvalidTempo");
+        s.exists = true;
+        s.owner = owner;
+        s.tempo = tempo;
+        emit SubnetCreated(netuid, owner, tempo);
+    }
+
+    function registerNeuron(uint16 netuid, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit)
+        external
+        onlyAdmin
+        returns (uint16 uid)
+    {
+        _subnet(netuid);
+        uid = _register(netuid, hotkey, coldkey);
+        Neuron storage n = neurons_[netuid][uid];
+        n.stake = stake;
+        n.validatorPermit = validatorPermit;
+    }
+
+    /// Records evmAddress as associated with uid (what UidLookup reports).
+    function associateEvmKey(uint16 netuid, uint16 uid, address evmAddress) external onlyAdmin {
+        Neuron storage n = _neuron(netuid, uid);
+        n.evmAddress = evmAddress;
+        n.evmAssociatedBlock = uint64(block.number);
+        emit EvmKeyAssociated(netuid, uid, evmAddress);
+    }
+
+    function setStake(uint16 netuid, uint16 uid, uint64 stake) external onlyAdmin {
+        _neuron(netuid, uid).stake = stake;
+    }
+
+    function setValidatorPermit(uint16 netuid, uint16 uid, bool permit) external onlyAdmin {
+        _neuron(netuid, uid).validatorPermit = permit;
+    }
+
+    function setActive(uint16 netuid, uint16 uid, bool active) external onlyAdmin {
+        _neuron(netuid, uid).active = active;
+    }
+
+    function setTempo(uint16 netuid, uint64 tempo) external onlyAdmin {
+        Subnet storage s = _subnet(netuid);
+        require(tempo > 0, "InvalidTempo");
+        s.tempo = tempo;
+    }
+
+    function setSubnetOwner(uint16 netuid, address owner) external onlyAdmin {
+        _subnet(netuid).owner = owner;
+    }
+
+    function setMaxWeightLimit(uint16 netuid, uint16 limit) external onlyAdmin {
+        _subnet(netuid);
+        _setHyper(netuid, Hyper.MaxWeightLimit, limit);
+    }
+
+    /// Sets any storage-backed hyperparameter (see the Hyper enum for numbers and widths).
+    function setHyperparameter(uint16 netuid, Hyper param, uint256 value) external onlyAdmin {
+        _subnet(netuid);
+        _setHyper(netuid, param, value);
+    }
+
+    /// Stores an axon for uid without the serving checks (block = current block).
+    function setAxon(
+        uint16 netuid,
+        uint16 uid,
+        uint32 version,
+        uint128 ip,
+        uint16 port,
+        uint8 ipType,
+        uint8 protocol
+    ) external onlyAdmin {
+        _neuron(netuid, uid).axon = AxonInfo(uint64(block.number), version, ip, port, ipType, protocol);
+        emit AxonServed(netuid, uid);
+    }
+
+    /// Writes the results of an (off-chain) epoch. Every array must have one entry per uid.
+    function setEpochResults(
+        uint16 netuid,
+        uint16[] memory rank,
+        uint16[] memory trust,
+        uint16[] memory consensus,
+        uint16[] memory incentive,
+        uint16[] memory dividends,
+        uint16[] memory vtrust,
+        uint64[] memory emission
+    ) external onlyAdmin {
+        uint256 count = _subnet(netuid).uidCount;
+        require(
+            rank.length == count && trust.length == count && consensus.length == count
+                && incentive.length == count && dividends.length == count && vtrust.length == count
+                && emission.length == count,
+            "EpochResultsLengthMismatch"
+        );
+        mapping(uint16 => Neuron) storage ns = neurons_[netuid];
+        for (uint256 i = 0; i < count; i++) {
+            Neuron storage n = ns[uint16(i)];
+            n.rank = rank[i];
+            n.trust = trust[i];
+            n.consensus = consensus[i];
+            n.incentive = incentive[i];
+            n.dividends = dividends[i];
+            n.vtrust = vtrust[i];
+            n.emission = emission[i];
+        }
+        emit EpochResultsSet(netuid, uint64(block.number));
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Views
+    // ---------------------------------------------------------------------------------
+
+    function subnetExists(uint16 netuid) external view returns (bool) {
+        return subnets_[netuid].exists;
+    }
+
+    function subnetOwner(uint16 netuid) external view returns (address) {
+        return _subnet(netuid).owner;
+    }
+
+    function getTempo(uint16 netuid) external view returns (uint64) {
+        return _subnet(netuid).tempo;
+    }
+
+    /// Number of registered uids; 0 for a subnet that does not exist.
+    function getUidCount(uint16 netuid) external view returns (uint16) {
+        return subnets_[netuid].uidCount;
+    }
+
+    function hyperparameter(uint16 netuid, Hyper param) external view returns (uint256) {
+        _subnet(netuid);
+        return _hyper(netuid, param);
+    }
+
+    function neuronInfo(uint16 netuid, uint16 uid) external view returns (NeuronInfo memory info) {
+        Neuron storage n = _neuron(netuid, uid);
+        info.hotkey = n.hotkey;
+        info.coldkey = n.coldkey;
+        info.stake = n.stake;
+        info.validatorPermit = n.validatorPermit;
+        info.active = n.active;
+        info.lastUpdate = n.lastUpdate;
+        info.registrationBlock = n.registrationBlock;
+        info.rank = n.rank;
+        info.trust = n.trust;
+        info.consensus = n.consensus;
+        info.incentive = n.incentive;
+        info.dividends = n.dividends;
+        info.vtrust = n.vtrust;
+        info.emission = n.emission;
+        info.axon = n.axon;
+        info.evmAddress = n.evmAddress;
+        info.evmAssociatedBlock = n.evmAssociatedBlock;
+    }
+
+    function getAxon(uint16 netuid, uint16 uid) external view returns (AxonInfo memory) {
+        return _neuron(netuid, uid).axon;
+    }
+
+    function getPrometheus(uint16 netuid, uint16 uid) external view returns (PrometheusInfo memory) {
+        return _neuron(netuid, uid).prometheus;
+    }
+
+    /// uid of hotkey in netuid; found is false when the hotkey is not registered there.
+    function uidOfHotkey(uint16 netuid, bytes32 hotkey) external view returns (bool found, uint16 uid) {
+        uint16 p = uidPlusOne_[netuid][hotkey];
+        if (p == 0) return (false, 0);
+        return (true, p - 1);
+    }
+
+    function getWeights(uint16 netuid, uint16 uid) external view returns (uint16[] memory uids, uint16[] memory values) {
+        Neuron storage n = _neuron(netuid, uid);
+        return (n.weightUids, n.weightValues);
+    }
+
+    function getPendingCommits(uint16 netuid, uint16 uid)
+        external
+        view
+        returns (bytes32[] memory hashes, uint64[] memory blocks)
+    {
+        Commit[] storage cs = _neuron(netuid, uid).commits;
+        hashes = new bytes32[](cs.length);
+        blocks = new uint64[](cs.length);
+        for (uint256 i = 0; i < cs.length; i++) {
+            hashes[i] = cs[i].hash;
+            blocks[i] = cs[i].block;
+        }
+    }
+
+    /// Associations of evmAddress in netuid (uid order), at most limit entries.
+    function uidLookup(uint16 netuid, address evmAddress, uint16 limit) external view returns (LookupItem[] memory items) {
+        uint16 count = subnets_[netuid].uidCount;
+        items = new LookupItem[](limit < count ? limit : count);
+        uint256 k = 0;
+        for (uint16 uid = 0; uid < count && k < items.length; uid++) {
+            Neuron storage n = neurons_[netuid][uid];
+            if (n.evmAddress == evmAddress && evmAddress != address(0)) {
+                items[k++] = LookupItem(uid, n.evmAssociatedBlock);
+            }
+        }
+        assembly ("memory-safe") {
+            mstore(items, k)
+        }
+    }
+
+    /// blake2b_256("evm:" ++ a): the substrate account an EVM address acts as.
+    function mirror(address a) external view returns (bytes32) {
+        return Blake2b.mirror(a);
+    }
+
+    function blake2b256(bytes memory data) external view returns (bytes32) {
+        return Blake2b.hash256(data);
+    }
+
+    /// blake2_256(SCALE(account, netuid, uids, values, salt, versionKey)), the commit hash of
+    /// the hash-based commit-reveal scheme.
+    function commitHashOf(
+        bytes32 account,
+        uint16 netuid,
+        uint16[] memory uids,
+        uint16[] memory values,
+        uint16[] memory salt,
+        uint64 versionKey
+    ) public view returns (bytes32) {
+        return Blake2b.hash256(Scale.encodeCommit(account, netuid, uids, values, salt, versionKey));
+    }
+
+    /// Epoch index as subtensor computes it: (block + netuid + 1) / (tempo + 1).
+    function epochOf(uint16 netuid, uint64 blockNumber) external view returns (uint64) {
+        _subnet(netuid);
+        return _epoch(netuid, blockNumber);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Subnet facade (0x803)
+    // ---------------------------------------------------------------------------------
+
+    /// Hyperparameter setter on behalf of caller (subnet owner or admin).
+    function subnetSetHyperparameter(address caller, uint16 netuid, Hyper param, uint256 value)
+        external
+        onlyFrom(SUBNET_ADDRESS)
+    {
+        Subnet storage s = _subnet(netuid);
+        require(caller == s.owner || caller == admin, "NotSubnetOwner");
+        _setHyper(netuid, param, value);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Neuron facade (0x804)
+    // ---------------------------------------------------------------------------------
+
+    function neuronSetWeights(
+        address caller,
+        uint16 netuid,
+        uint16[] memory dests,
+        uint16[] memory weights,
+        uint64 versionKey
+    ) external onlyFrom(NEURON_ADDRESS) {
+        _subnet(netuid);
+        uint16 uid = _callerUid(netuid, caller);
+        require(!_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealEnabled");
+        Neuron storage n = neurons_[netuid][uid];
+        _checkWeights(netuid, uid, n, dests, weights, versionKey);
+        require(!_tooFast(netuid, n), "SettingWeightsTooFast");
+        _storeWeights(n, dests, weights);
+        emit WeightsSet(netuid, uid);
+    }
+
+    function neuronCommitWeights(address caller, uint16 netuid, bytes32 commitHash)
+        external
+        onlyFrom(NEURON_ADDRESS)
+    {
+        _subnet(netuid);
+        uint16 uid = _callerUid(netuid, caller);
+        require(_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealDisabled");
+        Neuron storage n = neurons_[netuid][uid];
+        require(!_tooFast(netuid, n), "CommittingWeightsTooFast");
+        _dropExpiredCommits(netuid, n, type(uint256).max);
+        require(n.commits.length < MAX_PENDING_COMMITS, "TooManyUnrevealedCommits");
+        n.commits.push(Commit(commitHash, uint64(block.number)));
+        n.lastUpdate = uint64(block.number);
+        emit WeightsCommitted(netuid, uid, commitHash);
+    }
+
+    function neuronRevealWeights(
+        address caller,
+        uint16 netuid,
+        uint16[] memory uids,
+        uint16[] memory values,
+        uint16[] memory salt,
+        uint64 versionKey
+    ) external onlyFrom(NEURON_ADDRESS) {
+        _subnet(netuid);
+        uint16 uid = _callerUid(netuid, caller);
+        require(_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealDisabled");
+        Neuron storage n = neurons_[netuid][uid];
+        require(n.commits.length > 0, "NoWeightsCommitFound");
+        bytes32 h = commitHashOf(Blake2b.mirror(caller), netuid, uids, values, salt, versionKey);
+
+        uint256 found = type(uint256).max;
+        bool expired = false;
+        uint64 interval = uint64(_hyper(netuid, Hyper.CommitRevealInterval));
+        uint64 current = _epoch(netuid, uint64(block.number));
+        for (uint256 i = 0; i < n.commits.length; i++) {
+            if (n.commits[i].hash != h) continue;
+            if (current > _epoch(netuid, n.commits[i].block) + interval) {
+                expired = true;
+                continue;
+            }
+            found = i;
+            break;
+        }
+        if (found == type(uint256).max) {
+            revert(expired ? "ExpiredWeightCommit" : "InvalidRevealCommitHashNotMatch");
+        }
+        require(current >= _epoch(netuid, n.commits[found].block) + interval, "RevealTooEarly");
+
+        _checkWeights(netuid, uid, n, uids, values, versionKey);
+        _dropExpiredCommits(netuid, n, found);
+        _storeWeights(n, uids, values);
+        emit WeightsRevealed(netuid, uid, h);
+    }
+
+    function neuronServeAxon(
+        address caller,
+        uint16 netuid,
+        uint32 version,
+        uint128 ip,
+        uint16 port,
+        uint8 ipType,
+        uint8 protocol
+    ) external onlyFrom(NEURON_ADDRESS) {
+        _subnet(netuid);
+        uint16 uid = _callerUid(netuid, caller);
+        require(ipType == 4 || ipType == 6, "InvalidIpType");
+        require(port != 0, "InvalidPort");
+        require(ipType != 4 || ip <= type(uint32).max, "InvalidIpAddress");
+        Neuron storage n = neurons_[netuid][uid];
+        uint256 limit = _hyper(netuid, Hyper.ServingRateLimit);
+        uint64 last = n.axon.block;
+        require(limit == 0 || last == 0 || block.number - last >= limit, "ServingRateLimitExceeded");
+        n.axon = AxonInfo(uint64(block.number), version, ip, port, ipType, protocol);
+        emit AxonServed(netuid, uid);
+    }
+
+    function neuronServePrometheus(
+        address caller,
+        uint16 netuid,
+        uint32 version,
+        uint128 ip,
+        uint16 port,
+        uint8 ipType
+    ) external onlyFrom(NEURON_ADDRESS) {
+        _subnet(netuid);
+        uint16 uid = _callerUid(netuid, caller);
+        require(ipType == 4 || ipType == 6, "InvalidIpType");
+        require(ipType != 4 || ip <= type(uint32).max, "InvalidIpAddress");
+        neurons_[netuid][uid].prometheus = PrometheusInfo(uint64(block.number), version, ip, port, ipType);
+        emit PrometheusServed(netuid, uid);
+    }
+
+    /// Registers hotkey with coldkey = mirror(caller) and associates caller with the new uid.
+    function neuronBurnedRegister(address caller, uint16 netuid, bytes32 hotkey)
+        external
+        onlyFrom(NEURON_ADDRESS)
+    {
+        _subnet(netuid);
+        require(_flag(netuid, Hyper.NetworkRegistrationAllowed), "SubNetRegistrationDisabled");
+        uint16 uid = _register(netuid, hotkey, Blake2b.mirror(caller));
+        Neuron storage n = neurons_[netuid][uid];
+        n.evmAddress = caller;
+        n.evmAssociatedBlock = uint64(block.number);
+        emit EvmKeyAssociated(netuid, uid, caller);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Internals
+    // ---------------------------------------------------------------------------------
+
+    function _subnet(uint16 netuid) internal view returns (Subnet storage s) {
+        s = subnets_[netuid];
+        require(s.exists, "SubnetNotExists");
+    }
+
+    function _neuron(uint16 netuid, uint16 uid) internal view returns (Neuron storage) {
+        require(uid < _subnet(netuid).uidCount, "UidNotFound");
+        return neurons_[netuid][uid];
+    }
+
+    function _callerUid(uint16 netuid, address caller) internal view returns (uint16) {
+        uint16 p = uidPlusOne_[netuid][Blake2b.mirror(caller)];
+        require(p != 0, "HotKeyNotRegisteredInSubNet");
+        return p - 1;
+    }
+
+    function _register(uint16 netuid, bytes32 hotkey, bytes32 coldkey) internal returns (uint16 uid) {
+        Subnet storage s = subnets_[netuid];
+        require(uidPlusOne_[netuid][hotkey] == 0, "HotKeyAlreadyRegisteredInSubNet");
+        require(s.uidCount < MAX_UIDS, "TooManyRegistrations");
+        uid = s.uidCount;
+        s.uidCount = uid + 1;
+        uidPlusOne_[netuid][hotkey] = uid + 1;
+        Neuron storage n = neurons_[netuid][uid];
+        n.hotkey = hotkey;
+        n.coldkey = coldkey;
+        n.active = true;
+        n.registrationBlock = uint64(block.number);
+        emit NeuronRegistered(netuid, uid, hotkey, coldkey);
+    }
+
+    function _epoch(uint16 netuid, uint64 blockNumber) internal view returns (uint64) {
+        return (blockNumber + uint64(netuid) + 1) / (subnets_[netuid].tempo + 1);
+    }
+
+    function _tooFast(uint16 netuid, Neuron storage n) internal view returns (bool) {
+        uint64 last = n.lastUpdate;
+        return last != 0 && block.number - last < _hyper(netuid, Hyper.WeightsSetRateLimit);
+    }
+
+    /// Checks 4-9 of set_weights (version key, lengths, duplicates, unknown uids, validator
+    /// permit, minimum non-zero weights), then the max-weight limit.
+    function _checkWeights(
+        uint16 netuid,
+        uint16 uid,
+        Neuron storage n,
+        uint16[] memory dests,
+        uint16[] memory weights,
+        uint64 versionKey
+    ) internal view {
+        require(versionKey >= _hyper(netuid, Hyper.WeightsVersionKey), "IncorrectWeightVersionKey");
+        require(dests.length == weights.length, "WeightVecNotEqualSize");
+
+        uint256[] memory seen = new uint256[](256);
+        for (uint256 i = 0; i < dests.length; i++) {
+            uint256 d = dests[i];
+            uint256 bit = 1 << (d & 255);
+            require(seen[d >> 8] & bit == 0, "DuplicateUids");
+            seen[d >> 8] |= bit;
+        }
+        uint16 count = subnets_[netuid].uidCount;
+        for (uint256 i = 0; i < dests.length; i++) {
+            require(dests[i] < count, "UidVecContainInvalidOne");
+        }
+
+        bool selfWeight = dests.length == 1 && dests[0] == uid;
+        require(selfWeight || n.validatorPermit, "NeuronNoValidatorPermit");
+        if (selfWeight) return;
+
+        uint256 nonZero = 0;
+        uint256 sum = 0;
+        uint256 max = 0;
+        for (uint256 i = 0; i < weights.length; i++) {
+            uint256 w = weights[i];
+            if (w != 0) nonZero++;
+            sum += w;
+            if (w > max) max = w;
+        }
+        uint256 minAllowed = _hyper(netuid, Hyper.MinAllowedWeights);
+        if (minAllowed > count) minAllowed = count;
+        require(nonZero >= minAllowed, "WeightVecLengthIsLow");
+
+        uint256 limit = _hyper(netuid, Hyper.MaxWeightLimit);
+        if (limit < type(uint16).max) {
+            // max(w) / sum(w) must not exceed limit / 65535.
+            require(max * type(uint16).max <= limit * sum, "MaxWeightExceeded");
+        }
+    }
+
+    function _storeWeights(Neuron storage n, uint16[] memory dests, uint16[] memory weights) internal {
+        n.weightUids = dests;
+        n.weightValues = weights;
+        n.lastUpdate = uint64(block.number);
+    }
+
+    /// Removes expired commits and the commit at index `skip` (if any), keeping the order.
+    function _dropExpiredCommits(uint16 netuid, Neuron storage n, uint256 skip) internal {
+        Commit[] storage cs = n.commits;
+        uint64 interval = uint64(_hyper(netuid, Hyper.CommitRevealInterval));
+        uint64 current = _epoch(netuid, uint64(block.number));
+        uint256 kept = 0;
+        uint256 len = cs.length;
+        for (uint256 i = 0; i < len; i++) {
+            if (i == skip || current > _epoch(netuid, cs[i].block) + interval) continue;
+            if (kept != i) cs[kept] = cs[i];
+            kept++;
+        }
+        while (cs.length > kept) cs.pop();
+    }
+
+    function _flag(uint16 netuid, Hyper p) internal view returns (bool) {
+        return _hyper(netuid, p) != 0;
+    }
+
+    function _hyper(uint16 netuid, Hyper p) internal view returns (uint256) {
+        if ((hyperSet_[netuid] >> uint8(p)) & 1 == 1) return hyper_[netuid][uint8(p)];
+        return _default(p);
+    }
+
+    function _setHyper(uint16 netuid, Hyper p, uint256 value) internal {
+        require(value >> _width(p) == 0, "HyperparameterOutOfRange");
+        if (p == Hyper.CommitRevealInterval) {
+            require(value != 0, "RevealPeriodTooSmall");
+            require(value <= MAX_REVEAL_PERIOD, "RevealPeriodTooLarge");
+        }
+        hyper_[netuid][uint8(p)] = value;
+        hyperSet_[netuid] |= 1 << uint8(p);
+        emit HyperparameterSet(netuid, uint8(p), value);
+    }
+
+    /// Bit width of each hyperparameter's type in the Subnet precompile ABI.
+    function _width(Hyper p) internal pure returns (uint256) {
+        if (
+            p == Hyper.CommitRevealEnabled || p == Hyper.BondsResetEnabled || p == Hyper.LiquidAlphaEnabled
+                || p == Hyper.Yuma3Enabled || p == Hyper.NetworkRegistrationAllowed
+                || p == Hyper.NetworkPowRegistrationAllowed || p == Hyper.TransfersEnabled
+        ) return 1;
+        if (
+            p == Hyper.MinAllowedWeights || p == Hyper.MaxWeightLimit || p == Hyper.ImmunityPeriod
+                || p == Hyper.ActivityCutoff || p == Hyper.Kappa || p == Hyper.Rho || p == Hyper.AlphaLow
+                || p == Hyper.AlphaHigh || p == Hyper.AlphaSigmoidSteepness
+        ) return 16;
+        if (p == Hyper.ActivityCutoffFactor) return 32;
+        return 64;
+    }
+
+    function _default(Hyper p) internal pure returns (uint256) {
+        if (p == Hyper.WeightsSetRateLimit) return 100;
+        if (p == Hyper.MinAllowedWeights) return 1;
+        if (p == Hyper.MaxWeightLimit) return type(uint16).max;
+        if (p == Hyper.CommitRevealInterval) return 1;
+        if (p == Hyper.ImmunityPeriod) return 4096;
+        if (p == Hyper.ActivityCutoff) return 5000;
+        if (p == Hyper.Kappa) return 32767;
+        if (p == Hyper.Rho) return 10;
+        if (p == Hyper.ActivityCutoffFactor) return 13889;
+        if (p == Hyper.AlphaLow) return 45875;
+        if (p == Hyper.AlphaHigh) return 58982;
+        if (p == Hyper.BondsMovingAverage) return 900000;
+        if (p == Hyper.Difficulty || p == Hyper.MinDifficulty) return 10000000;
+        if (p == Hyper.MaxDifficulty) return type(uint64).max / 4;
+        if (p == Hyper.MinBurn) return 500000;
+        if (p == Hyper.MaxBurn) return 100000000000;
+        if (p == Hyper.NetworkRegistrationAllowed || p == Hyper.TransfersEnabled) return 1;
+        if (p == Hyper.AlphaSigmoidSteepness) return 1000;
+        return 0; // WeightsVersionKey, CommitRevealEnabled, AdjustmentAlpha, the other flags, ServingRateLimit
+    }
+}

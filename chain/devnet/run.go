@@ -1,0 +1,198 @@
+package devnet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+)
+
+// URL is the websocket endpoint clients dial.
+func (d *Devnet) URL() string { return "ws://" + d.relay.address() }
+
+// HTTPURL is the same endpoint over plain HTTP JSON-RPC.
+func (d *Devnet) HTTPURL() string { return "http://" + d.relay.address() }
+
+// Netuid is the devnet's subnet.
+func (d *Devnet) Netuid() uint16 { return d.opts.Netuid }
+
+// Tempo is the subnet's epoch length in blocks.
+func (d *Devnet) Tempo() uint64 { return d.opts.Tempo }
+
+// Admin is the subnet owner and devnet administrator.
+func (d *Devnet) Admin() Account { return d.admin }
+
+// Accounts returns the registered validators and miners, in uid order.
+func (d *Devnet) Accounts() []Account { return append([]Account(nil), d.accounts...) }
+
+// ByRole filters Accounts.
+func (d *Devnet) ByRole(role string) []Account {
+	var out []Account
+	for _, a := range d.accounts {
+		if a.Role == role {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Start opens the RPC endpoint without starting the block loop; tests in
+// manual-block mode use it with Commit.
+func (d *Devnet) Start() error { return d.relay.start() }
+
+// Run serves RPC and, when BlockTime > 0, commits a block every BlockTime
+// until ctx ends. It does not close the chain; call Close after it returns.
+func (d *Devnet) Run(ctx context.Context) error {
+	if err := d.relay.start(); err != nil {
+		return err
+	}
+	defer d.relay.stop()
+	d.log.Info().Str("url", d.URL()).Dur("block_time", d.opts.BlockTime).Uint16("netuid", d.opts.Netuid).
+		Uint64("tempo", d.opts.Tempo).Msg("devnet serving")
+	if d.opts.BlockTime <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	d.mu.Lock()
+	d.mining = true
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.mining = false
+		d.mu.Unlock()
+	}()
+	ticker := time.NewTicker(d.opts.BlockTime)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			d.Commit()
+		}
+	}
+}
+
+// StopServer takes the RPC endpoint down: new dials are refused and open
+// websockets drop. The chain keeps producing blocks.
+func (d *Devnet) StopServer() { d.relay.stop() }
+
+// StartServer brings the endpoint back on the same address.
+func (d *Devnet) StartServer() error { return d.relay.start() }
+
+// Serving reports whether the endpoint is up.
+func (d *Devnet) Serving() bool { return d.relay.running() }
+
+// Close stops the endpoint and the chain.
+func (d *Devnet) Close() error {
+	d.relay.stop()
+	return d.backend.Close()
+}
+
+// Commit seals a block with the pending transactions and returns its
+// number. At the end of each epoch it also runs the devnet's Yuma pass,
+// whose results land in the next block.
+func (d *Devnet) Commit() uint64 {
+	d.mu.Lock()
+	hash := d.backend.Commit()
+	d.mu.Unlock()
+	d.blocks.Inc()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	header, err := d.client.HeaderByHash(ctx, hash)
+	if err != nil {
+		d.log.Error().Err(err).Msg("reading committed block")
+		return 0
+	}
+	num := header.Number.Uint64()
+	if d.epochEnds(num) {
+		if err := d.runEpoch(ctx, num); err != nil {
+			d.log.Error().Err(err).Uint64("block", num).Msg("yuma epoch failed")
+		}
+	}
+	return num
+}
+
+// AdvanceBlocks commits n blocks (manual mode) and returns the last number.
+func (d *Devnet) AdvanceBlocks(n int) uint64 {
+	var last uint64
+	for range n {
+		last = d.Commit()
+	}
+	return last
+}
+
+// epochEnds mirrors subtensor's blocks_until_next_epoch == 0.
+func (d *Devnet) epochEnds(block uint64) bool {
+	return (block+uint64(d.opts.Netuid)+1)%(d.opts.Tempo+1) == d.opts.Tempo
+}
+
+// runEpoch computes Yuma from the state at block and sends the results as
+// an admin transaction without waiting (it is mined in the next block, and
+// waiting here would stall the block loop that mines it).
+func (d *Devnet) runEpoch(ctx context.Context, block uint64) error {
+	in, err := d.readYumaInput(ctx, block)
+	if err != nil {
+		return err
+	}
+	out := Yuma(in)
+	opts, err := bind.NewKeyedTransactorWithChainID(d.admin.Key, bigChainID)
+	if err != nil {
+		return err
+	}
+	opts.Context = ctx
+	d.adminMu.Lock()
+	defer d.adminMu.Unlock()
+	tx, err := d.state.SetEpochResults(opts, d.opts.Netuid, toU16s(out.Rank), toU16s(out.Trust), toU16s(out.Consensus),
+		toU16s(out.Incentive), toU16s(out.Dividends), toU16s(out.Vtrust), out.Emission)
+	if err != nil {
+		return fmt.Errorf("send epoch results: %w", err)
+	}
+	d.epochs.Inc()
+	d.log.Debug().Uint64("block", block).Stringer("tx", tx.Hash()).Msg("yuma epoch")
+	return nil
+}
+
+func (d *Devnet) readYumaInput(ctx context.Context, block uint64) (YumaInput, error) {
+	call := &bind.CallOpts{Context: ctx, BlockNumber: bigUint(block)}
+	count, err := d.state.GetUidCount(call, d.opts.Netuid)
+	if err != nil {
+		return YumaInput{}, fmt.Errorf("uid count: %w", err)
+	}
+	in := YumaInput{
+		Stake: make([]uint64, count), Permit: make([]bool, count), Weights: make([][]Weight, count),
+		Kappa: 0.5, Emission: d.opts.Tempo * TAO,
+	}
+	for uid := range count {
+		info, err := d.state.NeuronInfo(call, d.opts.Netuid, uid)
+		if err != nil {
+			return in, fmt.Errorf("neuron %d: %w", uid, err)
+		}
+		in.Stake[uid], in.Permit[uid] = info.Stake, info.ValidatorPermit
+		if !info.ValidatorPermit {
+			continue
+		}
+		row, err := d.state.GetWeights(call, d.opts.Netuid, uid)
+		if err != nil {
+			return in, fmt.Errorf("weights of %d: %w", uid, err)
+		}
+		for k := range row.Uids {
+			in.Weights[uid] = append(in.Weights[uid], Weight{UID: row.Uids[k], Value: row.Values[k]})
+		}
+	}
+	return in, nil
+}
+
+// Weights returns the row uid last set (or revealed), from the chain state.
+func (d *Devnet) Weights(ctx context.Context, uid uint16) ([]Weight, error) {
+	row, err := d.state.GetWeights(&bind.CallOpts{Context: ctx}, d.opts.Netuid, uid)
+	if err != nil {
+		return nil, fmt.Errorf("devnet weights of uid %d: %w", uid, err)
+	}
+	out := make([]Weight, len(row.Uids))
+	for i := range row.Uids {
+		out[i] = Weight{UID: row.Uids[i], Value: row.Values[i]}
+	}
+	return out, nil
+}

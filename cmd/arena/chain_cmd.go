@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v3"
+
+	"arena/chain"
+	"arena/config"
+)
+
+var chainFlags = configFlags{"url": "chain.url", "netuid": "chain.netuid", "chain-id": "chain.chain_id"}
+
+func chainFlagDefs() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "url", Usage: "subtensor EVM JSON-RPC `URL`, ws(s):// or http(s):// (chain.url)"},
+		&cli.Uint16Flag{Name: "netuid", Usage: "subnet `ID` (chain.netuid)"},
+		&cli.Uint64Flag{Name: "chain-id", Usage: "expected chain `ID`: 964 finney, 945 testnet, 0 any (chain.chain_id)"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
+	}
+}
+
+// dialChain builds a client from the effective config.
+func dialChain(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*chain.Client, error) {
+	return chain.Dial(ctx, chain.Options{
+		URL:             cfg.Chain.URL,
+		ExpectedChainID: cfg.Chain.ChainID,
+		DialTimeout:     cfg.Chain.DialTimeout.Duration,
+		CallTimeout:     cfg.Chain.CallTimeout.Duration,
+		ReceiptTimeout:  cfg.Chain.ReceiptTimeout.Duration,
+	}, log)
+}
+
+func newChainCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:  "chain",
+		Usage: "inspect a subnet on subtensor (or the devnet) through its EVM JSON-RPC",
+		Commands: []*cli.Command{
+			{
+				Name:  "metagraph",
+				Usage: "print every uid of a subnet: keys, stake, permit, activity, axon and consensus results",
+				Flags: chainFlagDefs(),
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					cfg, log, err := env.load(cmd, chainFlags)
+					if err != nil {
+						return err
+					}
+					c, err := dialChain(ctx, cfg, log)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					mg, err := c.Metagraph(ctx, cfg.Chain.Netuid)
+					if err != nil {
+						return err
+					}
+					if cmd.Bool("json") {
+						return writeJSON(env.stdout, mg)
+					}
+					return printMetagraph(env.stdout, mg)
+				},
+			},
+			{
+				Name:  "hyperparams",
+				Usage: "print the subnet settings that govern weight setting",
+				Flags: chainFlagDefs(),
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					cfg, log, err := env.load(cmd, chainFlags)
+					if err != nil {
+						return err
+					}
+					c, err := dialChain(ctx, cfg, log)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					hp, err := c.Hyperparams(ctx, cfg.Chain.Netuid)
+					if err != nil {
+						return err
+					}
+					if cmd.Bool("json") {
+						return writeJSON(env.stdout, hp)
+					}
+					tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintf(tw, "netuid\t%d\n", cfg.Chain.Netuid)
+					fmt.Fprintf(tw, "weights_version_key\t%d\n", hp.WeightsVersionKey)
+					fmt.Fprintf(tw, "weights_set_rate_limit\t%d blocks\n", hp.WeightsSetRateLimit)
+					fmt.Fprintf(tw, "min_allowed_weights\t%d\n", hp.MinAllowedWeights)
+					fmt.Fprintf(tw, "max_weight_limit\t%d (%.4f)\n", hp.MaxWeightLimit, chain.U16ToFloat(hp.MaxWeightLimit))
+					fmt.Fprintf(tw, "commit_reveal_enabled\t%v\n", hp.CommitRevealEnabled)
+					fmt.Fprintf(tw, "commit_reveal_interval\t%d epochs\n", hp.CommitRevealInterval)
+					fmt.Fprintf(tw, "immunity_period\t%d blocks\n", hp.ImmunityPeriod)
+					fmt.Fprintf(tw, "activity_cutoff\t%d blocks\n", hp.ActivityCutoff)
+					fmt.Fprintf(tw, "tempo (from config)\t%d blocks\n", cfg.Chain.Tempo)
+					return tw.Flush()
+				},
+			},
+		},
+	}
+}
+
+func printMetagraph(w io.Writer, mg *chain.Metagraph) error {
+	fmt.Fprintf(w, "netuid %d at block %d: %d uids\n", mg.Netuid, mg.Block, len(mg.Neurons))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "UID\tHOTKEY\tSTAKE(τ)\tVPERMIT\tACTIVE\tUPDATED\tINCENTIVE\tCONSENSUS\tDIVIDENDS\tEMISSION(τ)\tAXON")
+	for _, n := range mg.Neurons {
+		axon := "-"
+		if n.Axon.Served() {
+			axon = n.Axon.HostPort()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n",
+			n.UID, n.Hotkey.SS58(), float64(n.Stake)/1e9, yesNo(n.ValidatorPermit), yesNo(n.Active), n.LastUpdate,
+			chain.U16ToFloat(n.Incentive), chain.U16ToFloat(n.Consensus), chain.U16ToFloat(n.Dividends),
+			float64(n.Emission)/1e9, axon)
+	}
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

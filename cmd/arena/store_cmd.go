@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v3"
+
+	"arena/store"
+)
+
+// storeDataFlags lets --data override the data_dir config key.
+var storeDataFlags = configFlags{"data": "data_dir"}
+
+func storeDataFlag(usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "data", Usage: usage + " (overrides data_dir; default ./arena-data)", TakesFile: true}
+}
+
+func newBackupCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "backup",
+		Usage:     "write a full backup of the validator's database to a file",
+		UsageText: "arena [--config FILE] backup --out FILE [--data DIR] [--force]",
+		Description: "Copies every key of the database in --data (or data_dir) into FILE, from one consistent\n" +
+			"snapshot, framed with a header and a checksum. Bring it back with `arena restore`.\n\n" +
+			"Stop the validator first: a running validator locks its database, and backup then fails\n" +
+			"with \"already in use by another process\". The database is opened read-only.\n\n" +
+			"FILE is written under a temporary name in the same directory and renamed into place only\n" +
+			"when complete, so it is never half-written. An existing FILE is left alone unless --force\n" +
+			"is given. The backup holds everything the validator stores, weight-commit salts included:\n" +
+			"it is created readable by its owner only (mode 0600); keep it that way.\n\n" +
+			"Example:\n" +
+			"  arena backup --data /var/lib/arena --out /backups/arena-$(date +%F).bak",
+		Flags: []cli.Flag{
+			storeDataFlag("database `DIR` to back up"),
+			&cli.StringFlag{Name: "out", Usage: "backup `FILE` to write", Required: true, TakesFile: true},
+			&cli.BoolFlag{Name: "force", Usage: "replace --out if it already exists"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, log, err := env.load(cmd, storeDataFlags)
+			if err != nil {
+				return err
+			}
+			return runBackup(ctx, env, log, cfg.DataDir, cmd.String("out"), cmd.Bool("force"))
+		},
+	}
+}
+
+func newRestoreCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "restore",
+		Usage:     "rebuild the validator's database from a backup file, into an empty directory",
+		UsageText: "arena [--config FILE] restore --in FILE [--data DIR]",
+		Description: "Loads a file written by `arena backup` into --data (or data_dir). That directory must not\n" +
+			"exist or must be empty: restore never merges into or overwrites a database. To replace one,\n" +
+			"stop the validator, move the old directory aside (keep it until the restored validator runs\n" +
+			"well), restore, then start the validator again.\n\n" +
+			"The file's header, checksum and schema version are checked; a backup made by an arena build\n" +
+			"with another schema version is refused. If anything fails, the partly restored files are\n" +
+			"removed again and the directory is left as it was.\n\n" +
+			"Example:\n" +
+			"  arena restore --in /backups/arena-2025-01-31.bak --data /var/lib/arena",
+		Flags: []cli.Flag{
+			storeDataFlag("new or empty database `DIR` to restore into"),
+			&cli.StringFlag{Name: "in", Usage: "backup `FILE` made by arena backup", Required: true, TakesFile: true},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, log, err := env.load(cmd, storeDataFlags)
+			if err != nil {
+				return err
+			}
+			return runRestore(ctx, env, log, cfg.DataDir, cmd.String("in"))
+		},
+	}
+}
+
+func runBackup(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir, out string, force bool) error {
+	if dataDir == "" {
+		return errors.New("backup: no data directory: pass --data DIR or set data_dir")
+	}
+	if !force {
+		if _, err := os.Lstat(out); err == nil {
+			return fmt.Errorf("backup: %s already exists; pass --force to replace it", out)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("backup: %w", err)
+		}
+	}
+	st, err := store.Open(store.Options{Dir: dataDir, ReadOnly: true}, log, nil)
+	switch {
+	case errors.Is(err, store.ErrInUse):
+		return fmt.Errorf("backup: %w (stop the validator first)", err)
+	case errors.Is(err, store.ErrNeedsRecovery):
+		return fmt.Errorf("backup: %w (start the validator once so it recovers the database, stop it, then retry)", err)
+	case err != nil:
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Warn().Err(err).Msg("closing the store after backup")
+		}
+	}()
+
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("backup: create a temporary file beside %s: %w", out, err)
+	}
+	tmpName, placed := tmp.Name(), false
+	defer func() {
+		if !placed {
+			_ = tmp.Close()
+			_ = os.Remove(tmpName)
+		}
+	}()
+	info, err := st.Backup(cancelableWriter{ctx: ctx, w: tmp})
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("backup: write %s: %w", tmpName, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("backup: write %s: %w", tmpName, err)
+	}
+	if err := placeBackupFile(tmpName, out, force); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	placed = true
+	syncBackupDir(filepath.Dir(out))
+	fmt.Fprintf(env.stdout, "backup: wrote %d keys, %d bytes from %s to %s\n", info.Keys, info.Bytes, dataDir, out)
+	return nil
+}
+
+// placeBackupFile moves the finished temporary file to out. Without force it
+// uses a hard link, which fails instead of replacing a file that appeared
+// meanwhile; a file system without hard links falls back to a checked
+// rename.
+func placeBackupFile(tmp, out string, force bool) error {
+	if force {
+		return os.Rename(tmp, out)
+	}
+	err := os.Link(tmp, out)
+	switch {
+	case err == nil:
+		return os.Remove(tmp)
+	case errors.Is(err, os.ErrExist):
+		return fmt.Errorf("%s already exists; pass --force to replace it", out)
+	}
+	if _, statErr := os.Lstat(out); statErr == nil {
+		return fmt.Errorf("%s already exists; pass --force to replace it", out)
+	}
+	return os.Rename(tmp, out)
+}
+
+// syncBackupDir makes a rename durable; failure only weakens crash safety, so it
+// is ignored.
+func syncBackupDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+func runRestore(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir, in string) error {
+	if dataDir == "" {
+		return errors.New("restore: no data directory: pass --data DIR or set data_dir")
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer f.Close()
+	info, err := store.Restore(store.Options{Dir: dataDir}, cancelableReader{ctx: ctx, r: f}, log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "restore: loaded %d keys, %d bytes from %s into %s\n", info.Keys, info.Bytes, in, dataDir)
+	return nil
+}
+
+// cancelableWriter and cancelableReader stop a long backup or restore on Ctrl-C: the
+// next write or read fails with the context's error.
+type cancelableWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c cancelableWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+type cancelableReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c cancelableReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

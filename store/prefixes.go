@@ -1,0 +1,40 @@
+package store
+
+// Prefix registry. Every key in the database starts with exactly one byte
+// from this list; the list is the single place where prefixes are handed out.
+// A business keyspace added later takes the next free byte here, adds a line
+// to prefixNames, and declares itself with NewKeyspace(prefixX, "x", ...).
+//
+// Never reuse or renumber a prefix that has shipped: data written by earlier
+// builds would be read as the wrong type. Retire a prefix by leaving its
+// constant in place with a "retired" comment; a layout change that cannot be
+// read by the previous code is a SchemaVersion bump.
+const (
+	// prefixMeta (0x00) holds store-level metadata such as the schema
+	// version. It is reserved: NewKeyspace refuses it.
+	prefixMeta byte = 0x00
+
+	// prefixBadger ('!', 0x21) is reserved because Badger keeps internal
+	// keys under "!badger!" and rejects user keys that start with it.
+	prefixBadger byte = '!'
+
+	// Business keyspaces register here, from 0x10 upwards, for example:
+	//   prefixProblems byte = 0x10 // problems by id
+)
+
+// prefixNames names every allocated prefix, reserved ones included, so a
+// programming error that hands one byte to two keyspaces fails loudly at
+// start-up (see NewKeyspace) instead of mixing their data.
+var prefixNames = map[byte]string{
+	prefixMeta:   "meta",
+	prefixBadger: "badger-internal",
+}
+
+// reservedPrefix reports whether p may not be used by a Keyspace.
+func reservedPrefix(p byte) bool { return p == prefixMeta || p == prefixBadger }
+
+// Keys under prefixMeta.
+var (
+	// schemaKey holds SchemaVersion as a big-endian uint32.
+	schemaKey = []byte{prefixMeta, 's', 'c', 'h', 'e', 'm', 'a'}
+)

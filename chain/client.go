@@ -121,7 +121,7 @@ func Dial(ctx context.Context, opts Options, log zerolog.Logger) (*Client, error
 		metrics: newClientMetrics(opts.Registerer),
 		nonces:  map[common.Address]uint64{},
 	}
-	c.log.Info().Str("url", redacted).Uint64("chain_id", chainID.Uint64()).Msg("connected to chain")
+	c.log.Debug().Str("url", redacted).Uint64("chain_id", chainID.Uint64()).Msg("connected to chain")
 	return c, nil
 }
 

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"fmt"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"math/big"
 	"net/netip"
 	"strconv"
@@ -169,7 +170,8 @@ func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (
 			if len(values) != 1 {
 				return fmt.Errorf("%d return values, want 1", len(values))
 			}
-			mgABI.Methods["getAxon"].Outputs.Copy(&axons[uid], values)
+			// The tuple decodes to an anonymous struct with these fields.
+			axons[uid] = *abi.ConvertType(values[0], new(rawAxon)).(*rawAxon)
 			return nil
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,7 +93,8 @@ type Devnet struct {
 
 	mu       sync.Mutex // guards mining and serialises Commit
 	mining   bool       // the block loop of Run is producing blocks
-	adminMu  sync.Mutex // one admin transaction signed and sent at a time (nonces)
+	adminMu    sync.Mutex // one admin transaction signed and sent at a time
+	adminNonce uint64     // next admin nonce as far as the devnet knows
 	accounts []Account
 	epochs   prometheus.Counter
 	blocks   prometheus.Counter
@@ -359,10 +361,20 @@ func (d *Devnet) sendAdmin(ctx context.Context, what string, send func(*bind.Tra
 	opts.Context = ctx
 	d.adminMu.Lock()
 	defer d.adminMu.Unlock()
+	// The admin's nonce is also counted here: the pool's pending nonce lags
+	// a fresh block while the pool resets, which would reuse a nonce. The
+	// pool wins when it is ahead (someone else used the admin key).
+	pending, err := d.client.PendingNonceAt(ctx, d.admin.Address)
+	if err != nil {
+		return nil, fmt.Errorf("devnet %s: nonce: %w", what, err)
+	}
+	d.adminNonce = max(d.adminNonce, pending)
+	opts.Nonce = new(big.Int).SetUint64(d.adminNonce)
 	tx, err := send(opts)
 	if err != nil {
 		return nil, fmt.Errorf("devnet %s: %w", what, err)
 	}
+	d.adminNonce++
 	return tx, nil
 }
 
@@ -379,7 +391,9 @@ func (d *Devnet) awaitAdmin(ctx context.Context, what string, txs ...*types.Tran
 				}
 				break
 			}
-			if !errors.Is(err, ethereum.NotFound) {
+			// go-ethereum answers "indexing is in progress" for a transaction
+			// it has not indexed yet: as good as not found.
+			if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
 				return fmt.Errorf("devnet %s: receipt: %w", what, err)
 			}
 			if !d.autoMining() {

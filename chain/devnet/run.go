@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // URL is the websocket endpoint clients dial.
@@ -137,17 +138,12 @@ func (d *Devnet) runEpoch(ctx context.Context, block uint64) error {
 		return err
 	}
 	out := Yuma(in)
-	opts, err := bind.NewKeyedTransactorWithChainID(d.admin.Key, bigChainID)
+	tx, err := d.sendAdmin(ctx, "setEpochResults", func(o *bind.TransactOpts) (*types.Transaction, error) {
+		return d.state.SetEpochResults(o, d.opts.Netuid, toU16s(out.Rank), toU16s(out.Trust), toU16s(out.Consensus),
+			toU16s(out.Incentive), toU16s(out.Dividends), toU16s(out.Vtrust), out.Emission)
+	})
 	if err != nil {
 		return err
-	}
-	opts.Context = ctx
-	d.adminMu.Lock()
-	defer d.adminMu.Unlock()
-	tx, err := d.state.SetEpochResults(opts, d.opts.Netuid, toU16s(out.Rank), toU16s(out.Trust), toU16s(out.Consensus),
-		toU16s(out.Incentive), toU16s(out.Dividends), toU16s(out.Vtrust), out.Emission)
-	if err != nil {
-		return fmt.Errorf("send epoch results: %w", err)
 	}
 	d.epochs.Inc()
 	d.log.Debug().Uint64("block", block).Stringer("tx", tx.Hash()).Msg("yuma epoch")
@@ -195,4 +191,10 @@ func (d *Devnet) Weights(ctx context.Context, uid uint16) ([]Weight, error) {
 		out[i] = Weight{UID: row.Uids[i], Value: row.Values[i]}
 	}
 	return out, nil
+}
+
+// Head is the latest block number, read in-process (it works while the
+// public endpoint is stopped).
+func (d *Devnet) Head(ctx context.Context) (uint64, error) {
+	return d.client.BlockNumber(ctx)
 }

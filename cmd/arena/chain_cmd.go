@@ -17,10 +17,11 @@ import (
 var chainFlags = configFlags{"url": "chain.url", "netuid": "chain.netuid", "chain-id": "chain.chain_id"}
 
 func chainFlagDefs() []cli.Flag {
+	def := config.Default().Chain
 	return []cli.Flag{
-		&cli.StringFlag{Name: "url", Usage: "subtensor EVM JSON-RPC `URL`, ws(s):// or http(s):// (chain.url)"},
-		&cli.Uint16Flag{Name: "netuid", Usage: "subnet `ID` (chain.netuid)"},
-		&cli.Uint64Flag{Name: "chain-id", Usage: "expected chain `ID`: 964 finney, 945 testnet, 0 any (chain.chain_id)"},
+		&cli.StringFlag{Name: "url", Value: def.URL, Usage: "subtensor EVM JSON-RPC `URL`, ws(s):// or http(s):// (chain.url)"},
+		&cli.Uint16Flag{Name: "netuid", Value: def.Netuid, Usage: "subnet `ID` (chain.netuid)"},
+		&cli.Uint64Flag{Name: "chain-id", Value: def.ChainID, Usage: "expected chain `ID`: 964 finney, 945 testnet, 0 any (chain.chain_id)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
 	}
 }

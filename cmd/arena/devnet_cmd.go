@@ -11,6 +11,7 @@ import (
 
 	"arena/chain"
 	"arena/chain/devnet"
+	"arena/config"
 )
 
 // devnetPassword protects the devnet's throwaway keys; it is written next to
@@ -23,6 +24,7 @@ var devnetFlags = configFlags{
 }
 
 func newDevnetCommand(env *cliEnv) *cli.Command {
+	def := config.Default().Devnet
 	return &cli.Command{
 		Name:  "devnet",
 		Usage: "run a local chain that speaks subtensor's EVM precompile ABIs (for development and tests)",
@@ -31,13 +33,13 @@ func newDevnetCommand(env *cliEnv) *cli.Command {
 			"deterministic dev keys, writes those keys to --keystore and serves JSON-RPC over websocket and\n" +
 			"HTTP until interrupted. Point `arena chain metagraph --url ws://...` at it.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "listen", Usage: "`HOST:PORT` to serve ws and http JSON-RPC on (devnet.listen)"},
-			&cli.DurationFlag{Name: "block-time", Usage: "time between blocks, e.g. 1s or 200ms (devnet.block_time)"},
-			&cli.Uint16Flag{Name: "netuid", Usage: "subnet `ID` to create (devnet.netuid)"},
-			&cli.Uint64Flag{Name: "tempo", Usage: "epoch length in `BLOCKS` (devnet.tempo)"},
-			&cli.IntFlag{Name: "validators", Usage: "validators to register, with stake and permit (devnet.validators)"},
-			&cli.IntFlag{Name: "miners", Usage: "miners to register (devnet.miners)"},
-			&cli.StringFlag{Name: "keystore", Usage: "`DIR` to write the dev keys to (devnet.keystore)"},
+			&cli.StringFlag{Name: "listen", Value: def.Listen, Usage: "`HOST:PORT` to serve ws and http JSON-RPC on (devnet.listen)"},
+			&cli.DurationFlag{Name: "block-time", Value: def.BlockTime.Duration, Usage: "time between blocks, e.g. 1s or 200ms (devnet.block_time)"},
+			&cli.Uint16Flag{Name: "netuid", Value: def.Netuid, Usage: "subnet `ID` to create (devnet.netuid)"},
+			&cli.Uint64Flag{Name: "tempo", Value: def.Tempo, Usage: "epoch length in `BLOCKS` (devnet.tempo)"},
+			&cli.IntFlag{Name: "validators", Value: def.Validators, Usage: "validators to register, with stake and permit (devnet.validators)"},
+			&cli.IntFlag{Name: "miners", Value: def.Miners, Usage: "miners to register (devnet.miners)"},
+			&cli.StringFlag{Name: "keystore", Value: def.Keystore, Usage: "`DIR` to write the dev keys to (devnet.keystore)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the deterministic dev keys"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

@@ -19,7 +19,7 @@ import (
 var keystoreFlags = configFlags{"keystore": "keystore.dir", "password-file": "keystore.password_file", "address": "keystore.address"}
 
 func keystoreDirFlag() cli.Flag {
-	return &cli.StringFlag{Name: "keystore", Usage: "keystore `DIR` (keystore.dir)"}
+	return &cli.StringFlag{Name: "keystore", Value: config.Default().Keystore.Dir, Usage: "keystore `DIR` (keystore.dir)"}
 }
 
 func passwordFileFlag() cli.Flag {
@@ -102,6 +102,27 @@ func newKeysCommand(env *cliEnv) *cli.Command {
 						fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Address, chain.Mirror(a.Address).SS58(), a.URL.Path)
 					}
 					return tw.Flush()
+				},
+			},
+			{
+				Name:  "unlock",
+				Usage: "check that the password unlocks the configured key (what the daemon will do at start)",
+				Flags: []cli.Flag{keystoreDirFlag(), keyAddressFlag(), passwordFileFlag()},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					ks, password, err := env.openKeystore(cmd, true)
+					if err != nil {
+						return err
+					}
+					cfg, _, err := env.load(cmd, keystoreFlags)
+					if err != nil {
+						return err
+					}
+					signer, err := ks.Unlock(cfg.Keystore.Address, password)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(env.stdout, "unlocked %s (hotkey %s)\n", signer.Address, signer.Hotkey().SS58())
+					return nil
 				},
 			},
 			{

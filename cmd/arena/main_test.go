@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"arena/chain/devnet"
+)
+
+// runCLI runs the CLI in-process and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, environ []string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"arena"}, args...), &stdout, &stderr, environ)
+	return code, stdout.String(), stderr.String()
+}
+
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestBadInputGivesOneLine: every operator mistake ends in one clear line on
+// stderr and a non-zero exit, never a panic or a stack trace.
+func TestBadInputGivesOneLine(t *testing.T) {
+	dn, err := devnet.New(devnet.Options{Validators: 1, Miners: 1, Tempo: 10, Netuid: 15}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dn.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dn.Close() })
+
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badYAML := write("bad.yaml", "chain:\n  url: [unclosed\n")
+	unknownKey := write("unknown.yaml", "chain:\n  ulr: ws://x\n")
+	goodPw := write("pw", "right\n")
+	wrongPw := write("wrongpw", "wrong\n")
+	keys := filepath.Join(dir, "keys")
+	if code, _, stderr := runCLI(t, nil, "keys", "new", "--light-kdf", "--keystore", keys, "--password-file", goodPw); code != 0 {
+		t.Fatalf("keys new: %s", stderr)
+	}
+
+	tests := []struct {
+		name    string
+		environ []string
+		args    []string
+		want    string
+	}{
+		{"unreachable url", nil, []string{"chain", "metagraph", "--url", "ws://" + closedPort(t)}, "cannot connect"},
+		{"bad url scheme", nil, []string{"chain", "metagraph", "--url", "ftp://example.com"}, "scheme must be"},
+		{"wrong chain id", nil, []string{"chain", "hyperparams", "--url", dn.URL(), "--chain-id", "964"}, "wrong chain id: node reports 1337, config expects 964"},
+		{"wrong password", nil, []string{"keys", "unlock", "--keystore", keys, "--password-file", wrongPw}, "wrong password"},
+		{"no password", nil, []string{"keys", "unlock", "--keystore", keys}, "no keystore password"},
+		{"malformed config", nil, []string{"--config", badYAML, "config", "check"}, "bad.yaml"},
+		{"unknown config key", nil, []string{"--config", unknownKey, "config", "check"}, `unknown key "chain.ulr"`},
+		{"missing config file", nil, []string{"--config", filepath.Join(dir, "nope.yaml"), "config", "check"}, "nope.yaml"},
+		{"bad env value", []string{"ARENA_CHAIN_NETUID=abc"}, []string{"config", "check"}, "ARENA_CHAIN_NETUID"},
+		{"bad log level", nil, []string{"--log-level", "loud", "config", "check"}, "log"},
+		{"unknown command", nil, []string{"frobnicate"}, "frobnicate"},
+		{"unknown flag", nil, []string{"chain", "metagraph", "--nope"}, "nope"},
+		{"unknown subnet", nil, []string{"chain", "hyperparams", "--url", dn.URL(), "--netuid", "99"}, "subnet does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.environ, tt.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want failure; stderr %q", stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, tt.want) {
+				t.Fatalf("last stderr line %q does not contain %q (all: %q)", last, tt.want, stderr)
+			}
+			if !strings.HasPrefix(last, "arena: ") && !strings.Contains(stderr, "Incorrect Usage") {
+				t.Fatalf("error line %q lacks the arena: prefix", last)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic:") {
+				t.Fatalf("stack trace on stderr: %s", stderr)
+			}
+			if strings.Contains(stderr, "wrong\n") || strings.Contains(stderr, "right") {
+				t.Fatalf("password leaked: %s", stderr)
+			}
+		})
+	}
+}
+
+func TestCommandsWork(t *testing.T) {
+	dn, err := devnet.New(devnet.Options{Validators: 1, Miners: 3, Tempo: 10, Netuid: 15}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dn.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dn.Close() })
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hexKey := filepath.Join(dir, "key.hex")
+	if err := os.WriteFile(hexKey, []byte("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys")
+	validator := dn.ByRole("validator")[0]
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"version", []string{"version"}, []string{"arena ", "revision"}},
+		{"metagraph table", []string{"chain", "metagraph", "--url", dn.URL()}, []string{"netuid 15", "4 uids", validator.Hotkey.SS58()}},
+		{"metagraph json", []string{"chain", "metagraph", "--url", dn.HTTPURL(), "--json"}, []string{`"hotkey": "` + validator.Hotkey.SS58()}},
+		{"hyperparams", []string{"chain", "hyperparams", "--url", dn.URL()}, []string{"weights_set_rate_limit", "100 blocks"}},
+		{"keys import", []string{"keys", "import", "--light-kdf", "--keystore", keys, "--password-file", pw, hexKey}, []string{"0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"}},
+		{"keys list", []string{"keys", "list", "--keystore", keys}, []string{"0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"}},
+		{"keys unlock", []string{"keys", "unlock", "--keystore", keys, "--password-file", pw}, []string{"unlocked 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"}},
+		{"keys show", []string{"keys", "show", validator.Address.Hex()}, []string{validator.Hotkey.SS58(), validator.Hotkey.Hex()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, nil, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Fatalf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestHelpReads walks every command and checks its --help renders with a
+// usage line and no placeholder text.
+func TestHelpReads(t *testing.T) {
+	var walk func(prefix []string, names []string)
+	seen := 0
+	walk = func(prefix []string, names []string) {
+		for _, name := range names {
+			args := append(append([]string(nil), prefix...), name, "--help")
+			code, stdout, stderr := runCLI(t, nil, args...)
+			if code != 0 || !strings.Contains(stdout, "USAGE") {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+				continue
+			}
+			seen++
+			var subs []string
+			in := false
+			for _, line := range strings.Split(stdout, "\n") {
+				switch {
+				case strings.HasPrefix(line, "COMMANDS:"):
+					in = true
+				case in && strings.HasPrefix(line, "   ") && !strings.HasPrefix(strings.TrimSpace(line), "help,"):
+					subs = append(subs, strings.Fields(line)[0])
+				case in && !strings.HasPrefix(line, "   "):
+					in = false
+				}
+			}
+			walk(append(append([]string(nil), prefix...), name), subs)
+		}
+	}
+	code, stdout, _ := runCLI(t, nil, "--help")
+	if code != 0 {
+		t.Fatal("arena --help failed")
+	}
+	var top []string
+	in := false
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "COMMANDS:") {
+			in = true
+			continue
+		}
+		if in && strings.HasPrefix(line, "   ") {
+			if f := strings.Fields(line)[0]; f != "help," {
+				top = append(top, f)
+			}
+			continue
+		}
+		in = false
+	}
+	walk(nil, top)
+	if seen < 12 {
+		t.Fatalf("only %d help pages rendered", seen)
+	}
+}

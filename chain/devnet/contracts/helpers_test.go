@@ -2,9 +2,9 @@ package contracts
 
 import (
 	"context"
-	"errors"
 	"crypto/ecdsa"
 	"encoding/binary"
+	"errors"
 	"math/big"
 	"regexp"
 	"testing"

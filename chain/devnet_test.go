@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -459,5 +460,43 @@ func TestHeadsSurviveServerRestarts(t *testing.T) {
 		if g.Missed == 0 || g.To < g.From || g.Downtime <= 0 {
 			t.Errorf("bad gap %+v", g)
 		}
+	}
+}
+
+func TestServeAxon(t *testing.T) {
+	dn := startDevnet(t, devnet.Options{Validators: 1, Miners: 2, BlockTime: 10 * time.Millisecond})
+	c := dial(t, dn.URL())
+	ctx := context.Background()
+	miner := dn.ByRole("miner")[1]
+	tests := []struct {
+		name    string
+		axon    chain.Axon
+		wantErr string
+	}{
+		{"ipv4", chain.Axon{Version: 7, IP: netip.MustParseAddr("127.0.0.1"), Port: 8091, Protocol: 4}, ""},
+		{"ipv6", chain.Axon{Version: 8, IP: netip.MustParseAddr("::1"), Port: 9000, Protocol: 4}, ""},
+		{"port zero", chain.Axon{Version: 9, IP: netip.MustParseAddr("127.0.0.1"), Port: 0}, "InvalidPort"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.ServeAxon(ctx, miner.Signer(), dn.Netuid(), tt.axon)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			mg, err := c.Metagraph(ctx, dn.Netuid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := mg.Neurons[miner.UID].Axon
+			if got.IP != tt.axon.IP || got.Port != tt.axon.Port || got.Version != tt.axon.Version || got.Block != res.Block {
+				t.Fatalf("axon %+v, want %+v at block %d", got, tt.axon, res.Block)
+			}
+		})
 	}
 }

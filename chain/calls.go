@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -49,7 +50,8 @@ func (c *Client) callBatch(ctx context.Context, block uint64, calls []viewCall) 
 		group.Go(func() error {
 			cctx, cancel := context.WithTimeout(gctx, c.opts.CallTimeout)
 			defer cancel()
-			if err := c.rpc.BatchCallContext(cctx, chunk); err != nil {
+			err := c.withRedial(cctx, func() error { return c.rpc.BatchCallContext(cctx, chunk) })
+			if err != nil {
 				return fmt.Errorf("eth_call batch: %w", err)
 			}
 			return nil
@@ -99,4 +101,20 @@ func intoAccount(dst *AccountID) func([]any) error {
 		*dst = raw
 		return nil
 	}
+}
+
+// withRedial runs call and, if it failed on the transport (not with a
+// JSON-RPC error), runs it once more: after a websocket drop go-ethereum's
+// client fails the first write and redials on the next one.
+func (c *Client) withRedial(ctx context.Context, call func() error) error {
+	err := call()
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	var rpcErr rpc.Error
+	if errors.As(err, &rpcErr) {
+		return err
+	}
+	c.log.Debug().Err(err).Msg("transport error, retrying once")
+	return call()
 }

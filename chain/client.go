@@ -165,7 +165,11 @@ func (c *Client) Eth() *ethclient.Client { return c.eth }
 func (c *Client) HeadNumber(ctx context.Context) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer cancel()
-	n, err := c.eth.BlockNumber(ctx)
+	var n uint64
+	err := c.withRedial(ctx, func() (err error) {
+		n, err = c.eth.BlockNumber(ctx)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("eth_blockNumber: %w", err)
 	}

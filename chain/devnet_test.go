@@ -500,3 +500,33 @@ func TestServeAxon(t *testing.T) {
 		})
 	}
 }
+
+// TestCallsRedialAfterDrop: a call made after the node went away and came
+// back succeeds without the caller re-dialling.
+func TestCallsRedialAfterDrop(t *testing.T) {
+	dn := startDevnet(t, devnet.Options{Validators: 1, Miners: 1})
+	c := dial(t, dn.URL())
+	ctx := context.Background()
+	if _, err := c.Metagraph(ctx, dn.Netuid()); err != nil {
+		t.Fatal(err)
+	}
+	// The first call after a silent drop hits the dead connection.
+	dn.StopServer()
+	if err := dn.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	if mg, err := c.Metagraph(ctx, dn.Netuid()); err != nil || len(mg.Neurons) != 2 {
+		t.Fatalf("metagraph after restart: %v", err)
+	}
+	// A call while the node is away fails, and the next one recovers.
+	dn.StopServer()
+	if _, err := c.HeadNumber(ctx); err == nil {
+		t.Fatal("call succeeded while the endpoint was down")
+	}
+	if err := dn.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.HeadNumber(ctx); err != nil {
+		t.Fatalf("head after restart: %v", err)
+	}
+}

@@ -91,13 +91,13 @@ type Devnet struct {
 	subnet  abi.ABI
 	admin   Account
 
-	mu       sync.Mutex // guards mining and serialises Commit
-	mining   bool       // the block loop of Run is producing blocks
+	mu         sync.Mutex // guards mining and serialises Commit
+	mining     bool       // the block loop of Run is producing blocks
 	adminMu    sync.Mutex // one admin transaction signed and sent at a time
 	adminNonce uint64     // next admin nonce as far as the devnet knows
-	accounts []Account
-	epochs   prometheus.Counter
-	blocks   prometheus.Counter
+	accounts   []Account
+	epochs     prometheus.Counter
+	blocks     prometheus.Counter
 }
 
 // DevKey derives the i-th deterministic dev key for seed. The same seed

@@ -6,7 +6,8 @@ pragma solidity ^0.8.24;
 // All contracts are placed in the genesis alloc as runtime bytecode: constructors never run,
 // so nothing here may rely on constructor logic or immutables.
 
-// Address of SubtensorState, the contract holding all devnet state.
+// Address of SubtensorState, the contract holding the devnet state and rules (the metagraph
+// table itself lives in Metagraph at 0x802, written only by SubtensorState).
 address constant STATE_ADDRESS = address(uint160(0x0a00));
 // Addresses of the facades (same indices as subtensor's precompiles).
 address constant METAGRAPH_ADDRESS = address(uint160(0x0802));
@@ -38,6 +39,26 @@ struct PrometheusInfo {
     uint128 ip;
     uint16 port;
     uint8 ip_type;
+}
+
+/// One uid's entry of the metagraph table stored by Metagraph (0x802) and read by
+/// SubtensorState through Metagraph.stateNeuron. Storage: hotkey, coldkey, then
+/// stake..vtrust packed in one slot, emission, axon (one slot): 5 slots per uid.
+struct MetagraphNeuron {
+    bytes32 hotkey;
+    bytes32 coldkey;
+    uint64 stake;
+    bool validatorPermit;
+    bool active;
+    uint64 lastUpdate;
+    uint16 rank;
+    uint16 trust;
+    uint16 consensus;
+    uint16 incentive;
+    uint16 dividends;
+    uint16 vtrust;
+    uint64 emission;
+    AxonInfo axon;
 }
 
 /// Flattened view of one neuron, returned by SubtensorState.neuronInfo.

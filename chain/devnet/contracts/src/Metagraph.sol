@@ -1,71 +1,184 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AxonInfo, NeuronInfo, STATE_ADDRESS} from "./Common.sol";
-import {SubtensorState} from "./SubtensorState.sol";
+import {AxonInfo, MetagraphNeuron, STATE_ADDRESS} from "./Common.sol";
 
-/// Metagraph precompile facade (0x802): read-only views of SubtensorState.
+/// Metagraph precompile facade (0x802). Unlike the other facades it owns its data: the
+/// per-uid metagraph table (hotkey, coldkey, stake, permit, active, lastUpdate, epoch results,
+/// axon) and each subnet's uid count live in this contract's storage, so every reference-ABI
+/// getter runs in this one small frame without calling SubtensorState.
+///
+/// SubtensorState (0x0a00) stays the owner of the rules: it writes (and, for its own views and
+/// checks, reads) the table through the state* functions below, which revert "OnlyState" for
+/// any other caller.
+///
 /// Unknown netuid reverts "SubnetNotExists" (getUidCount returns 0); uid >= count reverts "UidNotFound".
+///
+/// Compiled with the legacy pipeline (no viaIR, see solc-compile.cjs) to keep the runtime code
+/// small: go-ethereum analyses a contract's whole code in every eth_call that runs it.
 contract Metagraph {
-    SubtensorState internal constant S = SubtensorState(STATE_ADDRESS);
+    // Storage. Nothing is set in genesis: every slot starts empty (no subnet).
+    struct SubnetEntry {
+        bool exists;
+        uint16 uidCount;
+    }
+
+    mapping(uint16 => SubnetEntry) internal subnets_; // slot 0
+    mapping(uint16 => mapping(uint16 => MetagraphNeuron)) internal neurons_; // slot 1
+
+    // ---------------------------------------------------------------------------------
+    // Reference ABI (subtensor's Metagraph precompile)
+    // ---------------------------------------------------------------------------------
 
     function getUidCount(uint16 netuid) external view returns (uint16) {
-        return S.getUidCount(netuid);
+        return subnets_[netuid].uidCount;
     }
 
     function getStake(uint16 netuid, uint16 uid) external view returns (uint64) {
-        return S.neuronInfo(netuid, uid).stake;
+        return _neuron(netuid, uid).stake;
     }
 
     function getRank(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).rank;
+        return _neuron(netuid, uid).rank;
     }
 
     function getTrust(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).trust;
+        return _neuron(netuid, uid).trust;
     }
 
     function getConsensus(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).consensus;
+        return _neuron(netuid, uid).consensus;
     }
 
     function getIncentive(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).incentive;
+        return _neuron(netuid, uid).incentive;
     }
 
     function getDividends(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).dividends;
+        return _neuron(netuid, uid).dividends;
     }
 
     function getEmission(uint16 netuid, uint16 uid) external view returns (uint64) {
-        return S.neuronInfo(netuid, uid).emission;
+        return _neuron(netuid, uid).emission;
     }
 
     function getVtrust(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return S.neuronInfo(netuid, uid).vtrust;
+        return _neuron(netuid, uid).vtrust;
     }
 
     function getValidatorStatus(uint16 netuid, uint16 uid) external view returns (bool) {
-        return S.neuronInfo(netuid, uid).validatorPermit;
+        return _neuron(netuid, uid).validatorPermit;
     }
 
     function getLastUpdate(uint16 netuid, uint16 uid) external view returns (uint64) {
-        return S.neuronInfo(netuid, uid).lastUpdate;
+        return _neuron(netuid, uid).lastUpdate;
     }
 
     function getIsActive(uint16 netuid, uint16 uid) external view returns (bool) {
-        return S.neuronInfo(netuid, uid).active;
+        return _neuron(netuid, uid).active;
     }
 
     function getAxon(uint16 netuid, uint16 uid) external view returns (AxonInfo memory) {
-        return S.getAxon(netuid, uid);
+        return _neuron(netuid, uid).axon;
     }
 
     function getHotkey(uint16 netuid, uint16 uid) external view returns (bytes32) {
-        return S.neuronInfo(netuid, uid).hotkey;
+        return _neuron(netuid, uid).hotkey;
     }
 
     function getColdkey(uint16 netuid, uint16 uid) external view returns (bytes32) {
-        return S.neuronInfo(netuid, uid).coldkey;
+        return _neuron(netuid, uid).coldkey;
+    }
+
+    // ---------------------------------------------------------------------------------
+    // SubtensorState only. No rules here: SubtensorState checks them before calling.
+    // ---------------------------------------------------------------------------------
+
+    modifier onlyState() {
+        require(msg.sender == STATE_ADDRESS, "OnlyState");
+        _;
+    }
+
+    /// Marks netuid as existing (with no uids).
+    function stateCreateSubnet(uint16 netuid) external onlyState {
+        subnets_[netuid].exists = true;
+    }
+
+    /// Appends a neuron to netuid (active, everything else zero) and returns its uid.
+    function stateRegister(uint16 netuid, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit)
+        external
+        onlyState
+        returns (uint16 uid)
+    {
+        SubnetEntry storage s = subnets_[netuid];
+        require(s.exists, "SubnetNotExists");
+        uid = s.uidCount;
+        s.uidCount = uid + 1;
+        MetagraphNeuron storage n = neurons_[netuid][uid];
+        n.hotkey = hotkey;
+        n.coldkey = coldkey;
+        n.stake = stake;
+        n.validatorPermit = validatorPermit;
+        n.active = true;
+    }
+
+    /// The whole entry of uid.
+    function stateNeuron(uint16 netuid, uint16 uid) external view onlyState returns (MetagraphNeuron memory) {
+        return _neuron(netuid, uid);
+    }
+
+    function stateSetStake(uint16 netuid, uint16 uid, uint64 stake) external onlyState {
+        _neuron(netuid, uid).stake = stake;
+    }
+
+    function stateSetValidatorPermit(uint16 netuid, uint16 uid, bool permit) external onlyState {
+        _neuron(netuid, uid).validatorPermit = permit;
+    }
+
+    function stateSetActive(uint16 netuid, uint16 uid, bool active) external onlyState {
+        _neuron(netuid, uid).active = active;
+    }
+
+    function stateSetLastUpdate(uint16 netuid, uint16 uid, uint64 lastUpdate) external onlyState {
+        _neuron(netuid, uid).lastUpdate = lastUpdate;
+    }
+
+    function stateSetAxon(uint16 netuid, uint16 uid, AxonInfo calldata axon) external onlyState {
+        _neuron(netuid, uid).axon = axon;
+    }
+
+    /// Epoch results of uids 0..n-1, n being the arrays' common length (checked by the caller).
+    function stateSetEpochResults(
+        uint16 netuid,
+        uint16[] calldata rank,
+        uint16[] calldata trust,
+        uint16[] calldata consensus,
+        uint16[] calldata incentive,
+        uint16[] calldata dividends,
+        uint16[] calldata vtrust,
+        uint64[] calldata emission
+    ) external onlyState {
+        mapping(uint16 => MetagraphNeuron) storage ns = neurons_[netuid];
+        for (uint256 i = 0; i < rank.length; i++) {
+            MetagraphNeuron storage n = ns[uint16(i)];
+            n.rank = rank[i];
+            n.trust = trust[i];
+            n.consensus = consensus[i];
+            n.incentive = incentive[i];
+            n.dividends = dividends[i];
+            n.vtrust = vtrust[i];
+            n.emission = emission[i];
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Internals
+    // ---------------------------------------------------------------------------------
+
+    function _neuron(uint16 netuid, uint16 uid) private view returns (MetagraphNeuron storage) {
+        SubnetEntry storage s = subnets_[netuid];
+        require(s.exists, "SubnetNotExists");
+        require(uid < s.uidCount, "UidNotFound");
+        return neurons_[netuid][uid];
     }
 }

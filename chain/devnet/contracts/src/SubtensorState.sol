@@ -6,15 +6,25 @@ import {
     LookupItem,
     PrometheusInfo,
     NeuronInfo,
+    MetagraphNeuron,
     Hyper,
+    METAGRAPH_ADDRESS,
     SUBNET_ADDRESS,
     NEURON_ADDRESS
 } from "./Common.sol";
 import {Blake2b, Scale} from "./Blake2b.sol";
+import {Metagraph} from "./Metagraph.sol";
 
-/// SubtensorState holds the whole state of the devnet's subtensor emulation and implements
-/// the rules of subtensor's pallet for the calls forwarded by the precompile facades
-/// (Metagraph 0x802, Subnet 0x803, Neuron 0x804, UidLookup 0x806, AddressMapping 0x80c).
+/// SubtensorState holds the state of the devnet's subtensor emulation and implements the
+/// rules of subtensor's pallet for the calls forwarded by the precompile facades (Subnet
+/// 0x803, Neuron 0x804, UidLookup 0x806, AddressMapping 0x80c).
+///
+/// The metagraph table (each subnet's uid count and, per uid, hotkey, coldkey, stake,
+/// validator permit, active, lastUpdate, epoch results and axon) is stored by Metagraph
+/// (0x802) so that its getters run in one small frame. SubtensorState alone writes it, through
+/// Metagraph's state* functions, after applying the rules; everything else (subnets,
+/// hyperparameters, the hotkey => uid map, weights, commits, EVM associations, prometheus)
+/// stays here.
 ///
 /// It lives in genesis as runtime code: no constructor runs. Storage slot 0 (admin) is set
 /// in the genesis alloc; every other slot starts empty.
@@ -32,7 +42,6 @@ contract SubtensorState {
         bool exists;
         address owner;
         uint64 tempo;
-        uint16 uidCount;
     }
 
     struct Commit {
@@ -40,24 +49,11 @@ contract SubtensorState {
         uint64 block;
     }
 
+    /// The part of a neuron's state that is not in Metagraph's table.
     struct Neuron {
-        bytes32 hotkey;
-        bytes32 coldkey;
-        uint64 stake;
-        bool validatorPermit;
-        bool active;
-        uint64 lastUpdate;
         uint64 registrationBlock;
-        uint16 rank;
-        uint16 trust;
-        uint16 consensus;
-        uint16 incentive;
-        uint16 dividends;
-        uint16 vtrust;
-        uint64 emission;
         address evmAddress;
         uint64 evmAssociatedBlock;
-        AxonInfo axon;
         PrometheusInfo prometheus;
         uint16[] weightUids;
         uint16[] weightValues;
@@ -69,6 +65,9 @@ contract SubtensorState {
     mapping(uint16 => uint256) internal hyperSet_; // slot 3: bit p set => hyper_[netuid][p] is set
     mapping(uint16 => mapping(uint16 => Neuron)) internal neurons_; // slot 4
     mapping(uint16 => mapping(bytes32 => uint16)) internal uidPlusOne_; // slot 5: hotkey => uid+1
+
+    /// Metagraph (0x802), which stores the metagraph table (see above).
+    Metagraph internal constant M = Metagraph(METAGRAPH_ADDRESS);
 
     uint16 internal constant MAX_UIDS = 256;
     uint256 internal constant MAX_PENDING_COMMITS = 10;
@@ -121,6 +120,7 @@ contract SubtensorState {
         s.exists = true;
         s.owner = owner;
         s.tempo = tempo;
+        M.stateCreateSubnet(netuid);
         emit SubnetCreated(netuid, owner, tempo);
     }
 
@@ -130,10 +130,7 @@ contract SubtensorState {
         returns (uint16 uid)
     {
         _subnet(netuid);
-        uid = _register(netuid, hotkey, coldkey);
-        Neuron storage n = neurons_[netuid][uid];
-        n.stake = stake;
-        n.validatorPermit = validatorPermit;
+        uid = _register(netuid, hotkey, coldkey, stake, validatorPermit);
     }
 
     /// Records evmAddress as associated with uid (what UidLookup reports).
@@ -144,16 +141,21 @@ contract SubtensorState {
         emit EvmKeyAssociated(netuid, uid, evmAddress);
     }
 
+    // The Metagraph setters revert "UidNotFound" themselves for uid >= count.
+
     function setStake(uint16 netuid, uint16 uid, uint64 stake) external onlyAdmin {
-        _neuron(netuid, uid).stake = stake;
+        _subnet(netuid);
+        M.stateSetStake(netuid, uid, stake);
     }
 
     function setValidatorPermit(uint16 netuid, uint16 uid, bool permit) external onlyAdmin {
-        _neuron(netuid, uid).validatorPermit = permit;
+        _subnet(netuid);
+        M.stateSetValidatorPermit(netuid, uid, permit);
     }
 
     function setActive(uint16 netuid, uint16 uid, bool active) external onlyAdmin {
-        _neuron(netuid, uid).active = active;
+        _subnet(netuid);
+        M.stateSetActive(netuid, uid, active);
     }
 
     function setTempo(uint16 netuid, uint64 tempo) external onlyAdmin {
@@ -187,7 +189,8 @@ contract SubtensorState {
         uint8 ipType,
         uint8 protocol
     ) external onlyAdmin {
-        _neuron(netuid, uid).axon = AxonInfo(uint64(block.number), version, ip, port, ipType, protocol);
+        _subnet(netuid);
+        M.stateSetAxon(netuid, uid, AxonInfo(uint64(block.number), version, ip, port, ipType, protocol));
         emit AxonServed(netuid, uid);
     }
 
@@ -202,24 +205,15 @@ contract SubtensorState {
         uint16[] memory vtrust,
         uint64[] memory emission
     ) external onlyAdmin {
-        uint256 count = _subnet(netuid).uidCount;
+        _subnet(netuid);
+        uint256 count = M.getUidCount(netuid);
         require(
             rank.length == count && trust.length == count && consensus.length == count
                 && incentive.length == count && dividends.length == count && vtrust.length == count
                 && emission.length == count,
             "EpochResultsLengthMismatch"
         );
-        mapping(uint16 => Neuron) storage ns = neurons_[netuid];
-        for (uint256 i = 0; i < count; i++) {
-            Neuron storage n = ns[uint16(i)];
-            n.rank = rank[i];
-            n.trust = trust[i];
-            n.consensus = consensus[i];
-            n.incentive = incentive[i];
-            n.dividends = dividends[i];
-            n.vtrust = vtrust[i];
-            n.emission = emission[i];
-        }
+        M.stateSetEpochResults(netuid, rank, trust, consensus, incentive, dividends, vtrust, emission);
         emit EpochResultsSet(netuid, uint64(block.number));
     }
 
@@ -241,7 +235,7 @@ contract SubtensorState {
 
     /// Number of registered uids; 0 for a subnet that does not exist.
     function getUidCount(uint16 netuid) external view returns (uint16) {
-        return subnets_[netuid].uidCount;
+        return M.getUidCount(netuid);
     }
 
     function hyperparameter(uint16 netuid, Hyper param) external view returns (uint256) {
@@ -250,28 +244,31 @@ contract SubtensorState {
     }
 
     function neuronInfo(uint16 netuid, uint16 uid) external view returns (NeuronInfo memory info) {
-        Neuron storage n = _neuron(netuid, uid);
-        info.hotkey = n.hotkey;
-        info.coldkey = n.coldkey;
-        info.stake = n.stake;
-        info.validatorPermit = n.validatorPermit;
-        info.active = n.active;
-        info.lastUpdate = n.lastUpdate;
+        _subnet(netuid);
+        MetagraphNeuron memory m = M.stateNeuron(netuid, uid); // reverts UidNotFound
+        Neuron storage n = neurons_[netuid][uid];
+        info.hotkey = m.hotkey;
+        info.coldkey = m.coldkey;
+        info.stake = m.stake;
+        info.validatorPermit = m.validatorPermit;
+        info.active = m.active;
+        info.lastUpdate = m.lastUpdate;
         info.registrationBlock = n.registrationBlock;
-        info.rank = n.rank;
-        info.trust = n.trust;
-        info.consensus = n.consensus;
-        info.incentive = n.incentive;
-        info.dividends = n.dividends;
-        info.vtrust = n.vtrust;
-        info.emission = n.emission;
-        info.axon = n.axon;
+        info.rank = m.rank;
+        info.trust = m.trust;
+        info.consensus = m.consensus;
+        info.incentive = m.incentive;
+        info.dividends = m.dividends;
+        info.vtrust = m.vtrust;
+        info.emission = m.emission;
+        info.axon = m.axon;
         info.evmAddress = n.evmAddress;
         info.evmAssociatedBlock = n.evmAssociatedBlock;
     }
 
     function getAxon(uint16 netuid, uint16 uid) external view returns (AxonInfo memory) {
-        return _neuron(netuid, uid).axon;
+        _subnet(netuid);
+        return M.getAxon(netuid, uid);
     }
 
     function getPrometheus(uint16 netuid, uint16 uid) external view returns (PrometheusInfo memory) {
@@ -306,7 +303,7 @@ contract SubtensorState {
 
     /// Associations of evmAddress in netuid (uid order), at most limit entries.
     function uidLookup(uint16 netuid, address evmAddress, uint16 limit) external view returns (LookupItem[] memory items) {
-        uint16 count = subnets_[netuid].uidCount;
+        uint16 count = M.getUidCount(netuid);
         items = new LookupItem[](limit < count ? limit : count);
         uint256 k = 0;
         for (uint16 uid = 0; uid < count && k < items.length; uid++) {
@@ -376,10 +373,10 @@ contract SubtensorState {
         _subnet(netuid);
         uint16 uid = _callerUid(netuid, caller);
         require(!_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealEnabled");
-        Neuron storage n = neurons_[netuid][uid];
-        _checkWeights(netuid, uid, n, dests, weights, versionKey);
-        require(!_tooFast(netuid, n), "SettingWeightsTooFast");
-        _storeWeights(n, dests, weights);
+        MetagraphNeuron memory m = M.stateNeuron(netuid, uid);
+        _checkWeights(netuid, uid, m.validatorPermit, dests, weights, versionKey);
+        require(!_tooFast(netuid, m.lastUpdate), "SettingWeightsTooFast");
+        _storeWeights(netuid, uid, dests, weights);
         emit WeightsSet(netuid, uid);
     }
 
@@ -391,11 +388,11 @@ contract SubtensorState {
         uint16 uid = _callerUid(netuid, caller);
         require(_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealDisabled");
         Neuron storage n = neurons_[netuid][uid];
-        require(!_tooFast(netuid, n), "CommittingWeightsTooFast");
+        require(!_tooFast(netuid, M.getLastUpdate(netuid, uid)), "CommittingWeightsTooFast");
         _dropExpiredCommits(netuid, n, type(uint256).max);
         require(n.commits.length < MAX_PENDING_COMMITS, "TooManyUnrevealedCommits");
         n.commits.push(Commit(commitHash, uint64(block.number)));
-        n.lastUpdate = uint64(block.number);
+        M.stateSetLastUpdate(netuid, uid, uint64(block.number));
         emit WeightsCommitted(netuid, uid, commitHash);
     }
 
@@ -432,9 +429,9 @@ contract SubtensorState {
         }
         require(current >= _epoch(netuid, n.commits[found].block) + interval, "RevealTooEarly");
 
-        _checkWeights(netuid, uid, n, uids, values, versionKey);
+        _checkWeights(netuid, uid, M.getValidatorStatus(netuid, uid), uids, values, versionKey);
         _dropExpiredCommits(netuid, n, found);
-        _storeWeights(n, uids, values);
+        _storeWeights(netuid, uid, uids, values);
         emit WeightsRevealed(netuid, uid, h);
     }
 
@@ -452,11 +449,10 @@ contract SubtensorState {
         require(ipType == 4 || ipType == 6, "InvalidIpType");
         require(port != 0, "InvalidPort");
         require(ipType != 4 || ip <= type(uint32).max, "InvalidIpAddress");
-        Neuron storage n = neurons_[netuid][uid];
         uint256 limit = _hyper(netuid, Hyper.ServingRateLimit);
-        uint64 last = n.axon.block;
+        uint64 last = M.getAxon(netuid, uid).block;
         require(limit == 0 || last == 0 || block.number - last >= limit, "ServingRateLimitExceeded");
-        n.axon = AxonInfo(uint64(block.number), version, ip, port, ipType, protocol);
+        M.stateSetAxon(netuid, uid, AxonInfo(uint64(block.number), version, ip, port, ipType, protocol));
         emit AxonServed(netuid, uid);
     }
 
@@ -483,7 +479,7 @@ contract SubtensorState {
     {
         _subnet(netuid);
         require(_flag(netuid, Hyper.NetworkRegistrationAllowed), "SubNetRegistrationDisabled");
-        uint16 uid = _register(netuid, hotkey, Blake2b.mirror(caller));
+        uint16 uid = _register(netuid, hotkey, Blake2b.mirror(caller), 0, false);
         Neuron storage n = neurons_[netuid][uid];
         n.evmAddress = caller;
         n.evmAssociatedBlock = uint64(block.number);
@@ -500,7 +496,8 @@ contract SubtensorState {
     }
 
     function _neuron(uint16 netuid, uint16 uid) internal view returns (Neuron storage) {
-        require(uid < _subnet(netuid).uidCount, "UidNotFound");
+        _subnet(netuid);
+        require(uid < M.getUidCount(netuid), "UidNotFound");
         return neurons_[netuid][uid];
     }
 
@@ -510,18 +507,16 @@ contract SubtensorState {
         return p - 1;
     }
 
-    function _register(uint16 netuid, bytes32 hotkey, bytes32 coldkey) internal returns (uint16 uid) {
-        Subnet storage s = subnets_[netuid];
+    /// Appends a neuron (active) to an existing subnet.
+    function _register(uint16 netuid, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit)
+        internal
+        returns (uint16 uid)
+    {
         require(uidPlusOne_[netuid][hotkey] == 0, "HotKeyAlreadyRegisteredInSubNet");
-        require(s.uidCount < MAX_UIDS, "TooManyRegistrations");
-        uid = s.uidCount;
-        s.uidCount = uid + 1;
+        require(M.getUidCount(netuid) < MAX_UIDS, "TooManyRegistrations");
+        uid = M.stateRegister(netuid, hotkey, coldkey, stake, validatorPermit);
         uidPlusOne_[netuid][hotkey] = uid + 1;
-        Neuron storage n = neurons_[netuid][uid];
-        n.hotkey = hotkey;
-        n.coldkey = coldkey;
-        n.active = true;
-        n.registrationBlock = uint64(block.number);
+        neurons_[netuid][uid].registrationBlock = uint64(block.number);
         emit NeuronRegistered(netuid, uid, hotkey, coldkey);
     }
 
@@ -529,8 +524,7 @@ contract SubtensorState {
         return (blockNumber + uint64(netuid) + 1) / (subnets_[netuid].tempo + 1);
     }
 
-    function _tooFast(uint16 netuid, Neuron storage n) internal view returns (bool) {
-        uint64 last = n.lastUpdate;
+    function _tooFast(uint16 netuid, uint64 last) internal view returns (bool) {
         return last != 0 && block.number - last < _hyper(netuid, Hyper.WeightsSetRateLimit);
     }
 
@@ -539,7 +533,7 @@ contract SubtensorState {
     function _checkWeights(
         uint16 netuid,
         uint16 uid,
-        Neuron storage n,
+        bool validatorPermit,
         uint16[] memory dests,
         uint16[] memory weights,
         uint64 versionKey
@@ -554,13 +548,13 @@ contract SubtensorState {
             require(seen[d >> 8] & bit == 0, "DuplicateUids");
             seen[d >> 8] |= bit;
         }
-        uint16 count = subnets_[netuid].uidCount;
+        uint16 count = M.getUidCount(netuid);
         for (uint256 i = 0; i < dests.length; i++) {
             require(dests[i] < count, "UidVecContainInvalidOne");
         }
 
         bool selfWeight = dests.length == 1 && dests[0] == uid;
-        require(selfWeight || n.validatorPermit, "NeuronNoValidatorPermit");
+        require(selfWeight || validatorPermit, "NeuronNoValidatorPermit");
         if (selfWeight) return;
 
         uint256 nonZero = 0;
@@ -583,10 +577,11 @@ contract SubtensorState {
         }
     }
 
-    function _storeWeights(Neuron storage n, uint16[] memory dests, uint16[] memory weights) internal {
+    function _storeWeights(uint16 netuid, uint16 uid, uint16[] memory dests, uint16[] memory weights) internal {
+        Neuron storage n = neurons_[netuid][uid];
         n.weightUids = dests;
         n.weightValues = weights;
-        n.lastUpdate = uint64(block.number);
+        M.stateSetLastUpdate(netuid, uid, uint64(block.number));
     }
 
     /// Removes expired commits and the commit at index `skip` (if any), keeping the order.

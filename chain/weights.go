@@ -184,50 +184,15 @@ func (c *Client) preflightState(ctx context.Context, signer *Signer, netuid uint
 // SetWeights sends a plain setWeights through the Neuron precompile.
 func (c *Client) SetWeights(ctx context.Context, signer *Signer, w Weights, opts TxOptions) (*TxResult, error) {
 	const op = "setWeights"
-	if !opts.SkipPreflight {
-		st, err := c.preflightState(ctx, signer, w.Netuid)
-		if err != nil {
-			return nil, fmt.Errorf("%s preflight: %w", op, err)
-		}
-		if err := Preflight(op, st, w); err != nil {
-			c.metrics.txRejected.WithLabelValues(op, "preflight").Inc()
-			return nil, err
-		}
-	}
-	data, err := c.abis.neuron.Pack(op, w.Netuid, w.UIDs, w.Values, w.VersionKey)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.transact(ctx, op, signer, data, opts)
+	rule := func(st PreflightState) error { return Preflight(op, st, w) }
+	return c.sendNeuron(ctx, op, signer, w.Netuid, opts, rule, w.Netuid, w.UIDs, w.Values, w.VersionKey)
 }
 
 // CommitWeights commits hash (see CommitHash) for a later reveal.
 func (c *Client) CommitWeights(ctx context.Context, signer *Signer, netuid uint16, hash [32]byte, opts TxOptions) (*TxResult, error) {
 	const op = "commitWeights"
-	if !opts.SkipPreflight {
-		st, err := c.preflightState(ctx, signer, netuid)
-		if err != nil {
-			return nil, fmt.Errorf("%s preflight: %w", op, err)
-		}
-		var rejectErr error
-		switch {
-		case !st.Registered:
-			rejectErr = &RejectedError{Op: op, Reason: ErrNotRegistered, Detail: fmt.Sprintf("netuid %d", netuid)}
-		case !st.Hyper.CommitRevealEnabled:
-			rejectErr = &RejectedError{Op: op, Reason: ErrCommitRevealOff, Detail: fmt.Sprintf("use setWeights on netuid %d", netuid)}
-		default:
-			rejectErr = checkRateLimit(op, st)
-		}
-		if rejectErr != nil {
-			c.metrics.txRejected.WithLabelValues(op, "preflight").Inc()
-			return nil, rejectErr
-		}
-	}
-	data, err := c.abis.neuron.Pack(op, netuid, hash)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.transact(ctx, op, signer, data, opts)
+	rule := func(st PreflightState) error { return PreflightCommit(st, netuid) }
+	return c.sendNeuron(ctx, op, signer, netuid, opts, rule, netuid, hash)
 }
 
 // RevealWeights reveals a commit made with the same weights and salt.
@@ -235,17 +200,37 @@ func (c *Client) CommitWeights(ctx context.Context, signer *Signer, netuid uint1
 // because only the chain knows which commit the reveal matches.
 func (c *Client) RevealWeights(ctx context.Context, signer *Signer, w Weights, salt []uint16, opts TxOptions) (*TxResult, error) {
 	const op = "revealWeights"
+	rule := func(st PreflightState) error { return Preflight(op, st, w) }
+	return c.sendNeuron(ctx, op, signer, w.Netuid, opts, rule, w.Netuid, w.UIDs, w.Values, salt, w.VersionKey)
+}
+
+// PreflightCommit applies the chain's rules for commitWeights.
+func PreflightCommit(st PreflightState, netuid uint16) error {
+	const op = "commitWeights"
+	switch {
+	case !st.Registered:
+		return &RejectedError{Op: op, Reason: ErrNotRegistered, Detail: fmt.Sprintf("netuid %d", netuid)}
+	case !st.Hyper.CommitRevealEnabled:
+		return &RejectedError{Op: op, Reason: ErrCommitRevealOff, Detail: fmt.Sprintf("use setWeights on netuid %d", netuid)}
+	}
+	return checkRateLimit(op, st)
+}
+
+// sendNeuron checks rule against the chain's current state (unless
+// preflight is skipped), then calls op on the Neuron precompile with args.
+func (c *Client) sendNeuron(ctx context.Context, op string, signer *Signer, netuid uint16, opts TxOptions,
+	rule func(PreflightState) error, args ...any) (*TxResult, error) {
 	if !opts.SkipPreflight {
-		st, err := c.preflightState(ctx, signer, w.Netuid)
+		st, err := c.preflightState(ctx, signer, netuid)
 		if err != nil {
 			return nil, fmt.Errorf("%s preflight: %w", op, err)
 		}
-		if err := Preflight(op, st, w); err != nil {
+		if err := rule(st); err != nil {
 			c.metrics.txRejected.WithLabelValues(op, "preflight").Inc()
 			return nil, err
 		}
 	}
-	data, err := c.abis.neuron.Pack(op, w.Netuid, w.UIDs, w.Values, salt, w.VersionKey)
+	data, err := c.abis.neuron.Pack(op, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

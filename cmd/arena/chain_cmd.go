@@ -46,16 +46,7 @@ func newChainCommand(env *cliEnv) *cli.Command {
 				Name:  "metagraph",
 				Usage: "print every uid of a subnet: keys, stake, permit, activity, axon and consensus results",
 				Flags: chainFlagDefs(),
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					cfg, log, err := env.load(cmd, chainFlags)
-					if err != nil {
-						return err
-					}
-					c, err := dialChain(ctx, cfg, log)
-					if err != nil {
-						return err
-					}
-					defer c.Close()
+				Action: env.withChain(func(ctx context.Context, cmd *cli.Command, cfg *config.Config, c *chain.Client) error {
 					mg, err := c.Metagraph(ctx, cfg.Chain.Netuid)
 					if err != nil {
 						return err
@@ -64,22 +55,13 @@ func newChainCommand(env *cliEnv) *cli.Command {
 						return writeJSON(env.stdout, mg)
 					}
 					return printMetagraph(env.stdout, mg)
-				},
+				}),
 			},
 			{
 				Name:  "hyperparams",
 				Usage: "print the subnet settings that govern weight setting",
 				Flags: chainFlagDefs(),
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					cfg, log, err := env.load(cmd, chainFlags)
-					if err != nil {
-						return err
-					}
-					c, err := dialChain(ctx, cfg, log)
-					if err != nil {
-						return err
-					}
-					defer c.Close()
+				Action: env.withChain(func(ctx context.Context, cmd *cli.Command, cfg *config.Config, c *chain.Client) error {
 					hp, err := c.Hyperparams(ctx, cfg.Chain.Netuid)
 					if err != nil {
 						return err
@@ -99,9 +81,26 @@ func newChainCommand(env *cliEnv) *cli.Command {
 					fmt.Fprintf(tw, "activity_cutoff\t%d blocks\n", hp.ActivityCutoff)
 					fmt.Fprintf(tw, "tempo (from config)\t%d blocks\n", cfg.Chain.Tempo)
 					return tw.Flush()
-				},
+				}),
 			},
 		},
+	}
+}
+
+// withChain wraps a chain command's action: load the config with the chain
+// flags, dial, run, close.
+func (e *cliEnv) withChain(action func(context.Context, *cli.Command, *config.Config, *chain.Client) error) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		cfg, log, err := e.load(cmd, chainFlags)
+		if err != nil {
+			return err
+		}
+		c, err := dialChain(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return action(ctx, cmd, cfg, c)
 	}
 }
 

@@ -33,10 +33,10 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// TestBadInputGivesOneLine: every operator mistake ends in one clear line on
-// stderr and a non-zero exit, never a panic or a stack trace.
-func TestBadInputGivesOneLine(t *testing.T) {
-	dn, err := devnet.New(devnet.Options{Validators: 1, Miners: 1, Tempo: 10, Netuid: 15}, zerolog.Nop(), nil)
+// serveDevnet serves a manual-block devnet (one validator) for the test.
+func serveDevnet(t *testing.T, miners int) *devnet.Devnet {
+	t.Helper()
+	dn, err := devnet.New(devnet.Options{Validators: 1, Miners: miners, Tempo: 10, Netuid: 15}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +44,13 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dn.Close() })
+	return dn
+}
+
+// TestBadInputGivesOneLine: every operator mistake ends in one clear line on
+// stderr and a non-zero exit, never a panic or a stack trace.
+func TestBadInputGivesOneLine(t *testing.T) {
+	dn := serveDevnet(t, 1)
 
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -108,14 +115,7 @@ func TestBadInputGivesOneLine(t *testing.T) {
 }
 
 func TestCommandsWork(t *testing.T) {
-	dn, err := devnet.New(devnet.Options{Validators: 1, Miners: 3, Tempo: 10, Netuid: 15}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dn.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dn.Close() })
+	dn := serveDevnet(t, 3)
 	dir := t.TempDir()
 	pw := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pw, []byte("pw\n"), 0o600); err != nil {

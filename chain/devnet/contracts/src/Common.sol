@@ -41,16 +41,8 @@ struct PrometheusInfo {
     uint8 ip_type;
 }
 
-/// One uid's entry of the metagraph table stored by Metagraph (0x802) and read by
-/// SubtensorState through Metagraph.stateNeuron. Storage: hotkey, coldkey, then
-/// stake..vtrust packed in one slot, emission, axon (one slot): 5 slots per uid.
-struct MetagraphNeuron {
-    bytes32 hotkey;
-    bytes32 coldkey;
-    uint64 stake;
-    bool validatorPermit;
-    bool active;
-    uint64 lastUpdate;
+/// Results of an epoch for one uid, as written by SubtensorState.setEpochResults (one slot).
+struct EpochResult {
     uint16 rank;
     uint16 trust;
     uint16 consensus;
@@ -58,6 +50,19 @@ struct MetagraphNeuron {
     uint16 dividends;
     uint16 vtrust;
     uint64 emission;
+}
+
+/// One uid's entry of the metagraph table stored by Metagraph (0x802) and read by
+/// SubtensorState through Metagraph.stateNeuron. Storage: 5 slots per uid (hotkey, coldkey,
+/// stake..lastUpdate, epoch, axon).
+struct MetagraphNeuron {
+    bytes32 hotkey;
+    bytes32 coldkey;
+    uint64 stake;
+    bool validatorPermit;
+    bool active;
+    uint64 lastUpdate;
+    EpochResult epoch;
     AxonInfo axon;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AxonInfo, MetagraphNeuron, STATE_ADDRESS} from "./Common.sol";
+import {AxonInfo, EpochResult, MetagraphNeuron, STATE_ADDRESS} from "./Common.sol";
 
 /// Metagraph precompile facade (0x802). Unlike the other facades it owns its data: the
 /// per-uid metagraph table (hotkey, coldkey, stake, permit, active, lastUpdate, epoch results,
@@ -39,31 +39,31 @@ contract Metagraph {
     }
 
     function getRank(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).rank;
+        return _neuron(netuid, uid).epoch.rank;
     }
 
     function getTrust(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).trust;
+        return _neuron(netuid, uid).epoch.trust;
     }
 
     function getConsensus(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).consensus;
+        return _neuron(netuid, uid).epoch.consensus;
     }
 
     function getIncentive(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).incentive;
+        return _neuron(netuid, uid).epoch.incentive;
     }
 
     function getDividends(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).dividends;
+        return _neuron(netuid, uid).epoch.dividends;
     }
 
     function getEmission(uint16 netuid, uint16 uid) external view returns (uint64) {
-        return _neuron(netuid, uid).emission;
+        return _neuron(netuid, uid).epoch.emission;
     }
 
     function getVtrust(uint16 netuid, uint16 uid) external view returns (uint16) {
-        return _neuron(netuid, uid).vtrust;
+        return _neuron(netuid, uid).epoch.vtrust;
     }
 
     function getValidatorStatus(uint16 netuid, uint16 uid) external view returns (bool) {
@@ -147,27 +147,11 @@ contract Metagraph {
         _neuron(netuid, uid).axon = axon;
     }
 
-    /// Epoch results of uids 0..n-1, n being the arrays' common length (checked by the caller).
-    function stateSetEpochResults(
-        uint16 netuid,
-        uint16[] calldata rank,
-        uint16[] calldata trust,
-        uint16[] calldata consensus,
-        uint16[] calldata incentive,
-        uint16[] calldata dividends,
-        uint16[] calldata vtrust,
-        uint64[] calldata emission
-    ) external onlyState {
+    /// Epoch results of uids 0..results.length-1 (the caller checks the length).
+    function stateSetEpochResults(uint16 netuid, EpochResult[] calldata results) external onlyState {
         mapping(uint16 => MetagraphNeuron) storage ns = neurons_[netuid];
-        for (uint256 i = 0; i < rank.length; i++) {
-            MetagraphNeuron storage n = ns[uint16(i)];
-            n.rank = rank[i];
-            n.trust = trust[i];
-            n.consensus = consensus[i];
-            n.incentive = incentive[i];
-            n.dividends = dividends[i];
-            n.vtrust = vtrust[i];
-            n.emission = emission[i];
+        for (uint256 i = 0; i < results.length; i++) {
+            ns[uint16(i)].epoch = results[i];
         }
     }
 

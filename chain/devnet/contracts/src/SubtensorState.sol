@@ -7,6 +7,7 @@ import {
     PrometheusInfo,
     NeuronInfo,
     MetagraphNeuron,
+    EpochResult,
     Hyper,
     METAGRAPH_ADDRESS,
     SUBNET_ADDRESS,
@@ -213,7 +214,11 @@ contract SubtensorState {
                 && emission.length == count,
             "EpochResultsLengthMismatch"
         );
-        M.stateSetEpochResults(netuid, rank, trust, consensus, incentive, dividends, vtrust, emission);
+        EpochResult[] memory results = new EpochResult[](count);
+        for (uint256 i = 0; i < count; i++) {
+            results[i] = EpochResult(rank[i], trust[i], consensus[i], incentive[i], dividends[i], vtrust[i], emission[i]);
+        }
+        M.stateSetEpochResults(netuid, results);
         emit EpochResultsSet(netuid, uint64(block.number));
     }
 
@@ -254,13 +259,13 @@ contract SubtensorState {
         info.active = m.active;
         info.lastUpdate = m.lastUpdate;
         info.registrationBlock = n.registrationBlock;
-        info.rank = m.rank;
-        info.trust = m.trust;
-        info.consensus = m.consensus;
-        info.incentive = m.incentive;
-        info.dividends = m.dividends;
-        info.vtrust = m.vtrust;
-        info.emission = m.emission;
+        info.rank = m.epoch.rank;
+        info.trust = m.epoch.trust;
+        info.consensus = m.epoch.consensus;
+        info.incentive = m.epoch.incentive;
+        info.dividends = m.epoch.dividends;
+        info.vtrust = m.epoch.vtrust;
+        info.emission = m.epoch.emission;
         info.axon = m.axon;
         info.evmAddress = n.evmAddress;
         info.evmAssociatedBlock = n.evmAssociatedBlock;

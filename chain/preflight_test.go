@@ -85,3 +85,27 @@ func TestClassifyRevert(t *testing.T) {
 		t.Fatalf("plain error classified as rejection: %v", err)
 	}
 }
+
+func TestPreflightCommit(t *testing.T) {
+	base := PreflightState{NextBlock: 100, Registered: true, LastUpdate: 95,
+		Hyper: Hyperparams{CommitRevealEnabled: true, WeightsSetRateLimit: 5}}
+	tests := []struct {
+		name   string
+		mutate func(*PreflightState)
+		want   error
+	}{
+		{"ok at the limit", func(*PreflightState) {}, nil},
+		{"not registered", func(s *PreflightState) { s.Registered = false }, ErrNotRegistered},
+		{"commit-reveal off", func(s *PreflightState) { s.Hyper.CommitRevealEnabled = false }, ErrCommitRevealOff},
+		{"too soon", func(s *PreflightState) { s.LastUpdate = 97 }, ErrRateLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := base
+			tt.mutate(&st)
+			if err := PreflightCommit(st, 15); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Fatalf("PreflightCommit = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

@@ -115,7 +115,8 @@ func ABI(name string) (abi.ABI, error) {
 }
 
 // Genesis returns the alloc placing every contract's runtime code at its address and the
-// admin in STATE's slot 0. Callers add their funded accounts to the returned map.
+// admin in STATE's slot 0 (no other storage: Metagraph's table starts empty, with no
+// subnet). Callers add their funded accounts to the returned map.
 // It panics if the embedded build is broken, which the package tests rule out.
 func Genesis(admin common.Address) types.GenesisAlloc {
 	alloc := make(types.GenesisAlloc, len(placement))

@@ -14,13 +14,26 @@
 //
 // Addresses:
 //
-//	0x…0a00 SubtensorState: all state, the admin functions and the rules of subtensor's pallet
-//	0x…0802 Metagraph, 0x…0803 Subnet, 0x…0804 Neuron, 0x…0806 UidLookup,
+//	0x…0a00 SubtensorState: the admin functions, the rules of subtensor's pallet and all
+//	        state except the metagraph table
+//	0x…0802 Metagraph: the reference ABI's getters, served from its own storage (below)
+//	0x…0803 Subnet, 0x…0804 Neuron, 0x…0806 UidLookup,
 //	0x…080c AddressMapping: stateless facades with the reference ABIs selector for selector
 //
+// Metagraph stores the metagraph table: each subnet's uid count and, per uid, hotkey,
+// coldkey, stake, validator permit, active, lastUpdate, epoch results (rank, trust,
+// consensus, incentive, dividends, vtrust, emission) and axon. Each of its getters is one
+// small contract frame reading its own storage, with no call into SubtensorState: a
+// metagraph snapshot is ~12 eth_calls per uid, and go-ethereum re-analyses the code of every
+// frame of every eth_call. SubtensorState applies the rules and is the only writer, through
+// Metagraph's state* functions (anyone else gets "OnlyState"); it reads the table back
+// through the public getters. Keep Metagraph small and free of external calls
+// (TestMetagraphSelfContained).
+//
 // The contracts sit in genesis as runtime code, so no constructor ever runs. The only
-// genesis storage is SubtensorState's slot 0, the admin address; subnets and neurons are
-// created afterwards by admin transactions (createSubnet, registerNeuron, ...).
+// genesis storage is SubtensorState's slot 0, the admin address (Metagraph's storage starts
+// empty: no subnet); subnets and neurons are created afterwards by admin transactions
+// (createSubnet, registerNeuron, ...).
 //
 // Every failure reverts with Error(string) whose reason is subtensor's error name
 // ("SubnetNotExists", "SettingWeightsTooFast", ...): go-ethereum reports it as

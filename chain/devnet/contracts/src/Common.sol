@@ -16,6 +16,9 @@ address constant NEURON_ADDRESS = address(uint160(0x0804));
 address constant UID_LOOKUP_ADDRESS = address(uint160(0x0806));
 address constant ADDRESS_MAPPING_ADDRESS = address(uint160(0x080c));
 
+// Most uids a subnet can have (SubtensorState refuses more, Metagraph stores this many).
+uint16 constant MAX_UIDS = 256;
+
 /// Axon endpoint as returned by Metagraph.getAxon.
 struct AxonInfo {
     uint64 block;
@@ -41,7 +44,7 @@ struct PrometheusInfo {
     uint8 ip_type;
 }
 
-/// Results of an epoch for one uid, as written by SubtensorState.setEpochResults (one slot).
+/// Results of an epoch for one uid (SubtensorState.setEpochResults => Metagraph.stateSetEpochResults).
 struct EpochResult {
     uint16 rank;
     uint16 trust;
@@ -50,20 +53,6 @@ struct EpochResult {
     uint16 dividends;
     uint16 vtrust;
     uint64 emission;
-}
-
-/// One uid's entry of the metagraph table stored by Metagraph (0x802) and read by
-/// SubtensorState through Metagraph.stateNeuron. Storage: 5 slots per uid (hotkey, coldkey,
-/// stake..lastUpdate, epoch, axon).
-struct MetagraphNeuron {
-    bytes32 hotkey;
-    bytes32 coldkey;
-    uint64 stake;
-    bool validatorPermit;
-    bool active;
-    uint64 lastUpdate;
-    EpochResult epoch;
-    AxonInfo axon;
 }
 
 /// Flattened view of one neuron, returned by SubtensorState.neuronInfo.

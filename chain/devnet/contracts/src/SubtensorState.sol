@@ -6,9 +6,9 @@ import {
     LookupItem,
     PrometheusInfo,
     NeuronInfo,
-    MetagraphNeuron,
     EpochResult,
     Hyper,
+    MAX_UIDS,
     METAGRAPH_ADDRESS,
     SUBNET_ADDRESS,
     NEURON_ADDRESS
@@ -23,9 +23,9 @@ import {Metagraph} from "./Metagraph.sol";
 /// The metagraph table (each subnet's uid count and, per uid, hotkey, coldkey, stake,
 /// validator permit, active, lastUpdate, epoch results and axon) is stored by Metagraph
 /// (0x802) so that its getters run in one small frame. SubtensorState alone writes it, through
-/// Metagraph's state* functions, after applying the rules; everything else (subnets,
-/// hyperparameters, the hotkey => uid map, weights, commits, EVM associations, prometheus)
-/// stays here.
+/// Metagraph's state* functions after applying the rules, and reads it through Metagraph's
+/// public getters; everything else (subnets, hyperparameters, the hotkey => uid map, weights,
+/// commits, EVM associations, prometheus) stays here.
 ///
 /// It lives in genesis as runtime code: no constructor runs. Storage slot 0 (admin) is set
 /// in the genesis alloc; every other slot starts empty.
@@ -70,7 +70,6 @@ contract SubtensorState {
     /// Metagraph (0x802), which stores the metagraph table (see above).
     Metagraph internal constant M = Metagraph(METAGRAPH_ADDRESS);
 
-    uint16 internal constant MAX_UIDS = 256;
     uint256 internal constant MAX_PENDING_COMMITS = 10;
     uint256 internal constant MAX_REVEAL_PERIOD = 100;
 
@@ -249,24 +248,22 @@ contract SubtensorState {
     }
 
     function neuronInfo(uint16 netuid, uint16 uid) external view returns (NeuronInfo memory info) {
-        _subnet(netuid);
-        MetagraphNeuron memory m = M.stateNeuron(netuid, uid); // reverts UidNotFound
-        Neuron storage n = neurons_[netuid][uid];
-        info.hotkey = m.hotkey;
-        info.coldkey = m.coldkey;
-        info.stake = m.stake;
-        info.validatorPermit = m.validatorPermit;
-        info.active = m.active;
-        info.lastUpdate = m.lastUpdate;
+        Neuron storage n = _neuron(netuid, uid);
+        info.hotkey = M.getHotkey(netuid, uid);
+        info.coldkey = M.getColdkey(netuid, uid);
+        info.stake = M.getStake(netuid, uid);
+        info.validatorPermit = M.getValidatorStatus(netuid, uid);
+        info.active = M.getIsActive(netuid, uid);
+        info.lastUpdate = M.getLastUpdate(netuid, uid);
         info.registrationBlock = n.registrationBlock;
-        info.rank = m.epoch.rank;
-        info.trust = m.epoch.trust;
-        info.consensus = m.epoch.consensus;
-        info.incentive = m.epoch.incentive;
-        info.dividends = m.epoch.dividends;
-        info.vtrust = m.epoch.vtrust;
-        info.emission = m.epoch.emission;
-        info.axon = m.axon;
+        info.rank = M.getRank(netuid, uid);
+        info.trust = M.getTrust(netuid, uid);
+        info.consensus = M.getConsensus(netuid, uid);
+        info.incentive = M.getIncentive(netuid, uid);
+        info.dividends = M.getDividends(netuid, uid);
+        info.vtrust = M.getVtrust(netuid, uid);
+        info.emission = M.getEmission(netuid, uid);
+        info.axon = M.getAxon(netuid, uid);
         info.evmAddress = n.evmAddress;
         info.evmAssociatedBlock = n.evmAssociatedBlock;
     }
@@ -378,9 +375,8 @@ contract SubtensorState {
         _subnet(netuid);
         uint16 uid = _callerUid(netuid, caller);
         require(!_flag(netuid, Hyper.CommitRevealEnabled), "CommitRevealEnabled");
-        MetagraphNeuron memory m = M.stateNeuron(netuid, uid);
-        _checkWeights(netuid, uid, m.validatorPermit, dests, weights, versionKey);
-        require(!_tooFast(netuid, m.lastUpdate), "SettingWeightsTooFast");
+        _checkWeights(netuid, uid, M.getValidatorStatus(netuid, uid), dests, weights, versionKey);
+        require(!_tooFast(netuid, M.getLastUpdate(netuid, uid)), "SettingWeightsTooFast");
         _storeWeights(netuid, uid, dests, weights);
         emit WeightsSet(netuid, uid);
     }

@@ -60,6 +60,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newKeysCommand(env),
 			newChainCommand(env),
 			newDevnetCommand(env),
+			newShopCommand(env),
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},

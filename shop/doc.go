@@ -1,0 +1,32 @@
+// Package shop is the shopping environment every trajectory runs in: the
+// product catalog, its loaders and writer, the search index wrapper and the
+// agent tools (find_product, view_product_information, recommend_product,
+// terminate) with ShoppingBench's names, arguments and result shapes, so
+// that agents and data move between ShoppingBench and arena unchanged.
+//
+// The pieces, in the order a validator uses them:
+//
+//   - Load / LoadFile read ShoppingBench product JSONL (plain or gzip) and
+//     report malformed, invalid and duplicate lines with line numbers.
+//     The generator in shop/gen makes synthetic catalogs instead.
+//   - NewCatalog freezes products into an immutable Catalog with lookups by
+//     product id and by shop. All methods are safe for concurrent readers.
+//   - BuildIndex builds the BM25F search index (package shop/index) over a
+//     catalog; Index.Find implements find_product's retrieval semantics.
+//   - NewTools executes tool calls by name with raw JSON arguments and
+//     returns a JSON result or an error result, never a panic. ToolSchemas
+//     gives the OpenAI function-calling schemas sent to agents. A Session
+//     wraps Tools for one episode: recommend_product once, nothing after
+//     terminate.
+//
+// Memory matters at catalog scale: loaders and the generator store each
+// product's text and lists in shared blocks (ProductArena), which keeps a
+// million products near 1 GB and nearly invisible to the garbage collector.
+//
+// find_product follows ShoppingBench's sandbox exactly: filters (shop,
+// price, services) are applied while retrieving the 50 most relevant
+// products, and a sort other than relevance reorders those 50; it does not
+// search the whole catalog for the cheapest match. Pages are 10 results.
+//
+// The package knows nothing about miners, problems or scores.
+package shop

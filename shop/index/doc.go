@@ -1,0 +1,31 @@
+// Package index is the full-text search engine behind the shop's
+// find_product tool.
+//
+// It is an immutable, in-memory inverted index built once over a catalog.
+// Ranking is BM25F over four fields (title, brand, category and attribute
+// values) with the title boosted. Because the catalog never changes after it
+// is built, every posting stores its final BM25F contribution as a quantised
+// 16-bit integer ("impact"). A query's score is then a sum of integers, so
+// scores are exact, independent of evaluation order, and ties are broken
+// deterministically by document number.
+//
+// A search returns the k best documents that pass the shop, price and
+// service filters; the filters act inside retrieval, before the cut. Each
+// query takes the cheapest of three exact strategies:
+//
+//   - MaxScore document-at-a-time retrieval with block-max skipping, for the
+//     usual short queries: lists that cannot lift a document into the top k
+//     are only probed, never scanned;
+//   - filter-driven evaluation when a filter is selective (a small shop, a
+//     narrow price range, a rare service): its documents are scored one by
+//     one by probing the query's lists;
+//   - term-at-a-time accumulation for queries made of many common words,
+//     where MaxScore cannot prune. Its buffers are large, so an index keeps
+//     a bounded number of them.
+//
+// The package knows nothing about products: callers describe each document
+// with a Doc. Document numbers are the positions the caller gave, so a caller
+// that orders its documents by product id gets ties broken by product id.
+//
+// An Index is safe for concurrent use by any number of readers.
+package index

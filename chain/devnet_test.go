@@ -28,38 +28,27 @@ func startDevnet(t testing.TB, opts devnet.Options) *devnet.Devnet {
 	if err != nil {
 		t.Fatalf("devnet: %v", err)
 	}
+	if err := dn.Start(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	if opts.BlockTime > 0 {
-		go func() { done <- dn.Run(ctx) }()
-	} else {
-		if err := dn.Start(); err != nil {
-			t.Fatal(err)
+	go func() {
+		if opts.BlockTime > 0 {
+			done <- dn.Run(ctx)
+			return
 		}
-		close(done)
-	}
+		<-ctx.Done()
+		done <- nil
+	}()
 	t.Cleanup(func() {
 		cancel()
-		if opts.BlockTime > 0 {
-			if err := <-done; err != nil {
-				t.Errorf("devnet run: %v", err)
-			}
+		if err := <-done; err != nil {
+			t.Errorf("devnet run: %v", err)
 		}
 		dn.Close()
 	})
-	waitServing(t, dn)
 	return dn
-}
-
-func waitServing(t testing.TB, dn *devnet.Devnet) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !dn.Serving() {
-		if time.Now().After(deadline) {
-			t.Fatal("devnet endpoint never came up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func dial(t testing.TB, url string) *chain.Client {
@@ -249,56 +238,41 @@ func TestSetWeightsRules(t *testing.T) {
 	})
 }
 
-// waitForBlock blocks until the chain head reaches n.
-func waitForBlock(t *testing.T, c *chain.Client, n uint64) uint64 {
+// waitForBlock blocks until the chain head reaches n and returns the head
+// as the client sees it.
+func waitForBlock(t *testing.T, dn *devnet.Devnet, c *chain.Client, n uint64) uint64 {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		head, err := c.HeadNumber(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if head >= n {
-			return head
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("head stuck at %d waiting for %d", head, n)
-		}
-		time.Sleep(2 * time.Millisecond)
+	waitForDevnetBlock(t, dn, n)
+	head, err := c.HeadNumber(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
+	return head
 }
 
-// waitForDevnetBlock waits in-process, for when the endpoint is down.
+// waitForDevnetBlock waits for block n through the devnet's in-process
+// head subscription, so it also works while the endpoint is down.
 func waitForDevnetBlock(t *testing.T, dn *devnet.Devnet, n uint64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		head, err := dn.Head(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if head >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("devnet stuck at %d waiting for %d", head, n)
-		}
-		time.Sleep(2 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dn.WaitForBlock(ctx, n); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // waitForEpochStart waits until a new epoch has just begun, so the next
 // few blocks are all in one epoch.
-func waitForEpochStart(t *testing.T, c *chain.Client, netuid uint16, tempo uint64) uint64 {
+func waitForEpochStart(t *testing.T, dn *devnet.Devnet, c *chain.Client, netuid uint16, tempo uint64) uint64 {
 	t.Helper()
-	head := waitForBlock(t, c, 0)
+	head := waitForBlock(t, dn, c, 0)
 	for {
 		next := head + 1
 		if (next+uint64(netuid)+1)%(tempo+1) == 0 {
-			waitForBlock(t, c, next)
+			waitForBlock(t, dn, c, next)
 			return chain.EpochIndex(next, netuid, tempo)
 		}
-		head = waitForBlock(t, c, next)
+		head = waitForBlock(t, dn, c, next)
 	}
 }
 
@@ -324,13 +298,13 @@ func TestCommitReveal(t *testing.T) {
 
 	t.Run("happy path, early and wrong-salt reveals refused", func(t *testing.T) {
 		v := vals[0]
-		waitForEpochStart(t, c, netuid, tempo)
+		waitForEpochStart(t, dn, c, netuid, tempo)
 		ce := commit(t, v)
 		_, err := c.RevealWeights(ctx, v.Signer(), w, salt, chain.TxOptions{})
 		if !errors.Is(err, chain.ErrRevealTooEarly) {
 			t.Fatalf("immediate reveal: %v, want ErrRevealTooEarly", err)
 		}
-		if got := waitForEpochStart(t, c, netuid, tempo); got != ce+1 {
+		if got := waitForEpochStart(t, dn, c, netuid, tempo); got != ce+1 {
 			t.Fatalf("epoch %d, want %d", got, ce+1)
 		}
 		_, err = c.RevealWeights(ctx, v.Signer(), w, []uint16{7, 8, 9, 11}, chain.TxOptions{})
@@ -347,10 +321,10 @@ func TestCommitReveal(t *testing.T) {
 	})
 	t.Run("late reveal refused", func(t *testing.T) {
 		v := vals[1]
-		waitForEpochStart(t, c, netuid, tempo)
+		waitForEpochStart(t, dn, c, netuid, tempo)
 		ce := commit(t, v)
-		for chain.EpochIndex(waitForBlock(t, c, 0)+1, netuid, tempo) <= ce+1 {
-			waitForEpochStart(t, c, netuid, tempo)
+		for chain.EpochIndex(waitForBlock(t, dn, c, 0)+1, netuid, tempo) <= ce+1 {
+			waitForEpochStart(t, dn, c, netuid, tempo)
 		}
 		if _, err := c.RevealWeights(ctx, v.Signer(), w, salt, chain.TxOptions{}); !errors.Is(err, chain.ErrRevealExpired) {
 			t.Fatalf("late reveal: %v, want ErrRevealExpired", err)
@@ -375,7 +349,7 @@ func TestYumaMovesIncentive(t *testing.T) {
 	}
 	// Two full epochs later the results of at least one Yuma pass that saw
 	// the weights are on chain.
-	waitForBlock(t, c, res.Block+2*(tempo+1)+1)
+	waitForBlock(t, dn, c, res.Block+2*(tempo+1)+1)
 	mg, err := c.Metagraph(ctx, dn.Netuid())
 	if err != nil {
 		t.Fatal(err)

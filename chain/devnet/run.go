@@ -198,3 +198,29 @@ func (d *Devnet) Weights(ctx context.Context, uid uint16) ([]Weight, error) {
 func (d *Devnet) Head(ctx context.Context) (uint64, error) {
 	return d.client.BlockNumber(ctx)
 }
+
+// WaitForBlock returns once the chain has reached block n, watching heads
+// in-process (it works while the public endpoint is stopped).
+func (d *Devnet) WaitForBlock(ctx context.Context, n uint64) error {
+	heads := make(chan *types.Header, 16)
+	sub, err := d.client.SubscribeNewHead(ctx, heads)
+	if err != nil {
+		return fmt.Errorf("devnet: subscribe heads: %w", err)
+	}
+	defer sub.Unsubscribe()
+	head, err := d.client.BlockNumber(ctx)
+	if err != nil {
+		return fmt.Errorf("devnet: head: %w", err)
+	}
+	for head < n {
+		select {
+		case h := <-heads:
+			head = h.Number.Uint64()
+		case err := <-sub.Err():
+			return fmt.Errorf("devnet: head subscription: %w", err)
+		case <-ctx.Done():
+			return fmt.Errorf("devnet: waiting for block %d (at %d): %w", n, head, ctx.Err())
+		}
+	}
+	return nil
+}

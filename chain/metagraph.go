@@ -6,7 +6,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"math/big"
 	"net/netip"
-	"strconv"
 	"time"
 )
 
@@ -239,4 +238,3 @@ func EpochIndex(block uint64, netuid uint16, tempo uint64) uint64 {
 	return (block + uint64(netuid) + 1) / (tempo + 1)
 }
 
-func itoa(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestCompactEncoding(t *testing.T) {
 		{1 << 32, "070000000001"},
 	}
 	for _, tt := range tests {
-		t.Run(itoa(tt.n), func(t *testing.T) {
+		t.Run(strconv.FormatUint(tt.n, 10), func(t *testing.T) {
 			var w scaleWriter
 			w.compact(tt.n)
 			if got := hex.EncodeToString(w.buf); got != tt.want {

@@ -237,4 +237,3 @@ func (c *Client) HyperparamsAt(ctx context.Context, netuid uint16, block uint64)
 func EpochIndex(block uint64, netuid uint16, tempo uint64) uint64 {
 	return (block + uint64(netuid) + 1) / (tempo + 1)
 }
-

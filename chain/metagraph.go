@@ -3,10 +3,11 @@ package chain
 import (
 	"context"
 	"fmt"
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"math/big"
 	"net/netip"
 	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
 )
 
 // Axon is where a neuron serves, decoded from the Metagraph precompile.

@@ -20,6 +20,16 @@ const (
 
 	// Business keyspaces register here, from 0x10 upwards, for example:
 	//   prefixProblems byte = 0x10 // problems by id
+
+	// Suite keyspaces (package suite), exported because the keyspaces are
+	// declared in that package. They start at 0x40 because the store's
+	// and the CLI's tests declare throwaway keyspaces at 0x10, 0x11, 0x20,
+	// 0x22 and 0x30.
+	PrefixSuiteProblems byte = 0x40 // problems by id
+	PrefixSuiteClusters byte = 0x41 // leak clusters by id: partition, members, exposures
+	PrefixSuiteTargets  byte = 0x42 // target product id -> cluster id
+	PrefixSuiteMeta     byte = 0x43 // suite bookkeeping (refill cursor)
+	PrefixSuitePool     byte = 0x44 // never-exposed hidden cluster ids: the race pool
 )
 
 // prefixNames names every allocated prefix, reserved ones included, so a
@@ -28,6 +38,12 @@ const (
 var prefixNames = map[byte]string{
 	prefixMeta:   "meta",
 	prefixBadger: "badger-internal",
+
+	PrefixSuiteProblems: "suite-problems",
+	PrefixSuiteClusters: "suite-clusters",
+	PrefixSuiteTargets:  "suite-targets",
+	PrefixSuiteMeta:     "suite-meta",
+	PrefixSuitePool:     "suite-pool",
 }
 
 // reservedPrefix reports whether p may not be used by a Keyspace.

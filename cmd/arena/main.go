@@ -61,6 +61,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newChainCommand(env),
 			newDevnetCommand(env),
 			newShopCommand(env),
+			newSuiteCommand(env),
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},

@@ -1,0 +1,40 @@
+// Package suite owns the problems the arena poses: their ShoppingBench
+// compatible JSON with ground truth (Problem), generators that make
+// problems solvable through the shop tools and grade their difficulty,
+// importers for ShoppingBench's data/*.jsonl and ORO's problem suite, leak
+// clusters (shared targets or near-duplicate queries, merged with
+// union-find) and the exposure ledger that keeps race problems hidden
+// until a race and retires them afterwards.
+//
+// The pieces:
+//
+//   - Problem is one task with ground truth; Public strips everything a
+//     miner must not see. Ids are content hashes (ContentID), so the same
+//     problem always has the same id, wherever it came from.
+//   - ImportShoppingBench and ImportORO read the reference formats and keep
+//     the good records when some are malformed; WriteShoppingBench and
+//     WriteORO write them back (round trip).
+//   - Generator makes product, shop and voucher problems from a catalog.
+//     Every problem is verified with the search index the agents use
+//     (every target within 5 pages of find_product for a query made of the
+//     constraint words) and graded by how many products satisfy it and how
+//     many steps it takes.
+//   - Cluster groups problems into leak clusters with deterministic ids.
+//   - Ledger persists problems, clusters, partitions and exposures in the
+//     store; Draw, MarkExposed, MarkCompromised and Refill guard the race.
+//
+// Tests: plain `go test ./suite` runs the solvability check on a 20k
+// catalog (150 problems per type); ARENA_SUITE_FULL=1 adds issue 4's
+// full-size check (500 per type on a 100k catalog, about 10 s). The
+// benchmarks (BenchmarkGenerate10kFrom100k, BenchmarkCluster100k) are in
+// bench_test.go and cluster_test.go.
+//
+// Importers read ShoppingBench's product, shop and voucher tasks; knowledge
+// tasks (web_search) are refused with a clear error until that intent
+// exists.
+//
+// The optional LLM paraphrase of queries is not implemented; queries come
+// from the built-in phrasings only.
+//
+// The package never talks to miners: it hands Public views to whoever does.
+package suite

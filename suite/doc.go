@@ -23,9 +23,9 @@
 //   - Ledger persists problems, clusters, partitions and exposures in the
 //     store; Draw, MarkExposed, MarkCompromised and Refill guard the race.
 //
-// Tests: plain `go test ./suite` runs the solvability check on a 20k
-// catalog (150 problems per type); ARENA_SUITE_FULL=1 adds issue 4's
-// full-size check (500 per type on a 100k catalog, about 10 s). The
+// Tests: plain `go test ./suite` runs issue 4's solvability check at full
+// size (500 problems per type on a 100k catalog, about 10 s); -short uses
+// a 20k catalog with 150 per type. The
 // benchmarks (BenchmarkGenerate10kFrom100k, BenchmarkCluster100k) are in
 // bench_test.go and cluster_test.go.
 //

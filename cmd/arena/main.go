@@ -62,6 +62,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newDevnetCommand(env),
 			newShopCommand(env),
 			newSuiteCommand(env),
+			newMinerCommand(env),
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/urfave/cli/v3"
+
+	"arena/chain"
+	"arena/config"
+	"arena/episode"
+	"arena/miner"
+)
+
+// newMinerCommand runs the reference miner. It is not yet listed in
+// newApp; wiring it there is one line.
+func newMinerCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "miner",
+		Usage:     "serve a reference shopping agent to validators (episode protocol " + episode.Path + ")",
+		UsageText: "arena miner --keystore DIR [--address ADDR] [--password-file FILE] --listen 127.0.0.1:8091 --agent heuristic [--skill 0..1]",
+		Description: "Serves the arena episode protocol on --listen: validators dial ws://LISTEN" + episode.Path + ",\n" +
+			"prove their address, and run shopping episodes whose tool calls they execute themselves.\n" +
+			"The key's mirror account blake2b_256(\"evm:\" ‖ address) must be the hotkey the miner is\n" +
+			"registered with, or validators end every episode with identity_mismatch.\n\n" +
+			"Agents: heuristic (rule-based; --skill 0..1 degrades it). The llm agent is not in this build.\n" +
+			"The keystore password comes from --password-file or " + chain.PasswordEnv + ".\n\n" +
+			"Example:\n" +
+			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1",
+		Commands: []*cli.Command{newMinerServeAxonCommand(env)},
+		Flags: []cli.Flag{
+			keystoreDirFlag(), passwordFileFlag(), keyAddressFlag(),
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8091", Usage: "`HOST:PORT` to serve on (the axon announced on chain)"},
+			&cli.StringFlag{Name: "agent", Value: miner.AgentHeuristic, Usage: "agent `KIND`: heuristic"},
+			&cli.FloatFlag{Name: "skill", Value: 1, Usage: "heuristic agent strength, 0..1"},
+			&cli.IntFlag{Name: "max-episodes", Value: 16, Usage: "episodes served at once, across all validators"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, log, err := env.load(cmd, keystoreFlags)
+			if err != nil {
+				return err
+			}
+			agent, err := miner.NewAgent(miner.AgentOptions{Kind: cmd.String("agent"), Skill: cmd.Float("skill")})
+			if err != nil {
+				return err
+			}
+			signer, err := unlockMinerKey(cfg)
+			if err != nil {
+				return err
+			}
+			srv, err := episode.NewServer(episode.ServerOptions{
+				Signer:                signer,
+				Agent:                 agent,
+				Listen:                cmd.String("listen"),
+				MaxConcurrentEpisodes: int(cmd.Int("max-episodes")),
+			}, log, prometheus.NewRegistry())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "miner %s (hotkey %s) serving ws://%s%s\n", signer.Address, signer.Hotkey().SS58(), cmd.String("listen"), episode.Path)
+			return srv.Run(ctx)
+		},
+	}
+}
+
+// unlockMinerKey opens the configured keystore and unlocks its key.
+func unlockMinerKey(cfg *config.Config) (*chain.Signer, error) {
+	ks, err := chain.OpenKeystore(cfg.Keystore.Dir, chain.ScryptStandard)
+	if err != nil {
+		return nil, err
+	}
+	password, err := keystorePassword(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return ks.Unlock(cfg.Keystore.Address, password)
+}
+
+// newMinerServeAxonCommand announces the miner's endpoint on chain.
+func newMinerServeAxonCommand(env *cliEnv) *cli.Command {
+	flags := configFlags{"chain": "chain.url", "netuid": "chain.netuid", "chain-id": "chain.chain_id"}
+	for k, v := range keystoreFlags {
+		flags[k] = v
+	}
+	def := config.Default().Chain
+	return &cli.Command{
+		Name:      "serve-axon",
+		Usage:     "announce the miner's ip:port on chain through the Neuron precompile (serveAxon)",
+		UsageText: "arena miner serve-axon --chain URL --netuid N --axon IP:PORT --keystore DIR [--address ADDR]",
+		Description: "Validators dial the axon the metagraph lists for a uid. The transaction is signed by the\n" +
+			"miner's key, so it updates the neuron whose hotkey is that key's mirror account.\n\n" +
+			"Example:\n" +
+			"  arena miner serve-axon --chain ws://127.0.0.1:9944 --netuid 15 --axon 203.0.113.7:8091 --keystore ./miner-keys",
+		Flags: []cli.Flag{
+			keystoreDirFlag(), passwordFileFlag(), keyAddressFlag(),
+			&cli.StringFlag{Name: "chain", Value: def.URL, Usage: "subtensor EVM JSON-RPC `URL` (chain.url)"},
+			&cli.Uint16Flag{Name: "netuid", Value: def.Netuid, Usage: "subnet `ID` (chain.netuid)"},
+			&cli.Uint64Flag{Name: "chain-id", Value: def.ChainID, Usage: "expected chain `ID`: 964 finney, 945 testnet, 0 any (chain.chain_id)"},
+			&cli.StringFlag{Name: "axon", Required: true, Usage: "public `IP:PORT` validators should dial"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, log, err := env.load(cmd, flags)
+			if err != nil {
+				return err
+			}
+			ap, err := netip.ParseAddrPort(cmd.String("axon"))
+			if err != nil || !ap.Addr().IsValid() || ap.Addr().IsUnspecified() || ap.Port() == 0 {
+				return fmt.Errorf("--axon %q: want a concrete IP:PORT such as 203.0.113.7:8091", cmd.String("axon"))
+			}
+			signer, err := unlockMinerKey(cfg)
+			if err != nil {
+				return err
+			}
+			c, err := dialChain(ctx, cfg, log)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			res, err := c.ServeAxon(ctx, signer, cfg.Chain.Netuid, chain.Axon{IP: ap.Addr(), Port: ap.Port(), Version: episode.Version})
+			if err != nil {
+				return fmt.Errorf("serve axon: %w", err)
+			}
+			fmt.Fprintf(env.stdout, "axon %s announced for hotkey %s on netuid %d: tx %s in block %d\n", ap, signer.Hotkey().SS58(), cfg.Chain.Netuid, res.Hash, res.Block)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,583 @@
+package episode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"arena/chain"
+	"arena/shop"
+)
+
+// RunnerOptions configure NewRunner.
+type RunnerOptions struct {
+	// Signer is the validator's key; its address is proven in hello.
+	Signer *chain.Signer
+	// Tools executes the agents' tool calls (one Session per episode).
+	Tools *shop.Tools
+	// Limits bound each miner; zero fields take defaults.
+	Limits Limits
+	// DialTimeout bounds connecting (TCP and websocket upgrade); default 5 s.
+	DialTimeout time.Duration
+	// HandshakeTimeout bounds waiting for hello_ack; default 5 s.
+	HandshakeTimeout time.Duration
+	// WriteTimeout bounds sending one frame to a miner; default 5 s. A
+	// miner that stops reading is disconnected rather than allowed to
+	// block the validator.
+	WriteTimeout time.Duration
+	// MaxClockSkew bounds hello_ack timestamps; default 30 s.
+	MaxClockSkew time.Duration
+}
+
+// Miner is the endpoint and identity the validator expects at a uid.
+type Miner struct {
+	UID uint16
+	// Hotkey is the uid's hotkey in the metagraph; the miner's address
+	// must mirror to it.
+	Hotkey chain.AccountID
+	// Endpoint is the axon's ip:port.
+	Endpoint string
+}
+
+// MinerFromNeuron takes a metagraph neuron's uid, hotkey and axon.
+func MinerFromNeuron(n chain.Neuron) Miner {
+	return Miner{UID: n.UID, Hotkey: n.Hotkey, Endpoint: n.Axon.HostPort()}
+}
+
+// Problem is what an episode asks: the episode package sees only the
+// query, never the ground truth.
+type Problem struct {
+	ID    string
+	Query string
+}
+
+// Runner runs episodes against miners. It is safe for concurrent use:
+// one Runner serves all miners, each over its own connection.
+type Runner struct {
+	opts      RunnerOptions
+	limits    Limits
+	toolsJSON json.RawMessage
+	log       zerolog.Logger
+	m         *runnerMetrics
+}
+
+// NewRunner checks the options and registers the runner's metrics.
+func NewRunner(opts RunnerOptions, log zerolog.Logger, reg prometheus.Registerer) (*Runner, error) {
+	if opts.Signer == nil {
+		return nil, errors.New("episode runner: Signer is required")
+	}
+	if opts.Tools == nil {
+		return nil, errors.New("episode runner: Tools is required")
+	}
+	limits := opts.Limits.WithDefaults()
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("episode runner: %w", err)
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = 5 * time.Second
+	}
+	if opts.HandshakeTimeout == 0 {
+		opts.HandshakeTimeout = 5 * time.Second
+	}
+	if opts.WriteTimeout == 0 {
+		opts.WriteTimeout = 5 * time.Second
+	}
+	if opts.MaxClockSkew == 0 {
+		opts.MaxClockSkew = DefaultMaxClockSkew
+	}
+	m, err := newRunnerMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{
+		opts:      opts,
+		limits:    limits,
+		toolsJSON: shop.ToolSchemasJSON(),
+		log:       log.With().Str("component", "episode.runner").Logger(),
+		m:         m,
+	}, nil
+}
+
+// Limits are the effective limits.
+func (r *Runner) Limits() Limits { return r.limits }
+
+// Run connects to the miner once and runs one episode per problem over
+// that connection, at most Limits.MaxConcurrentEpisodes at a time. It
+// always returns one trajectory per problem, in order: when the miner
+// cannot be reached or fails the handshake, each trajectory carries that
+// reason and no steps. A dead miner costs at most the dial and handshake
+// timeouts, or the step timeout of the episodes in flight.
+func (r *Runner) Run(ctx context.Context, m Miner, problems []Problem) []Trajectory {
+	out := make([]Trajectory, len(problems))
+	conn, err := r.Connect(ctx, m)
+	if err != nil {
+		reason, detail := ReasonInternal, err.Error()
+		var he *HandshakeError
+		if errors.As(err, &he) {
+			reason = he.Reason
+		}
+		if reason.MinerFault() {
+			r.log.Warn().Uint16("uid", m.UID).Str("endpoint", m.Endpoint).Str("reason", string(reason)).Str("detail", clipText(detail, 200)).Msg("miner connection failed; its episodes score zero")
+		}
+		now := time.Now()
+		for i, p := range problems {
+			out[i] = r.newTrajectory(m, p)
+			out[i].EndReason, out[i].EndDetail = reason, detail
+			out[i].Timings = Timings{Start: now, End: now}
+			r.m.episodes.WithLabelValues(string(reason)).Inc()
+		}
+		return out
+	}
+	defer conn.Close()
+	var wg sync.WaitGroup
+	for i, p := range problems {
+		wg.Go(func() { out[i] = conn.Episode(ctx, p) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *Runner) newTrajectory(m Miner, p Problem) Trajectory {
+	return Trajectory{
+		ProblemID:        p.ID,
+		Query:            p.Query,
+		MinerUID:         m.UID,
+		ValidatorAddress: r.opts.Signer.Address.Hex(),
+	}
+}
+
+// Conn is an authenticated connection to one miner. Episodes on it run
+// concurrently; a connection-level failure ends all of them.
+type Conn struct {
+	r     *Runner
+	miner Miner
+	addr  common.Address
+	ws    *websocket.Conn
+	log   zerolog.Logger
+	slots chan struct{}
+
+	wmu sync.Mutex // gorilla allows one writer at a time
+
+	mu       sync.Mutex
+	episodes map[string]*liveEpisode
+
+	dead       chan struct{}
+	deadOnce   sync.Once
+	deadReason EndReason
+	deadDetail string
+	readerDone chan struct{}
+}
+
+type inbound struct {
+	step *Step
+	at   time.Time
+}
+
+// liveEpisode is the reader's handle on an episode in flight.
+type liveEpisode struct {
+	inbox    chan inbound
+	failed   chan struct{}
+	failOnce sync.Once
+	reason   EndReason
+	detail   string
+}
+
+func (e *liveEpisode) fail(r EndReason, detail string) {
+	e.failOnce.Do(func() {
+		e.reason, e.detail = r, detail
+		close(e.failed)
+	})
+}
+
+// Connect dials the miner's axon and runs the handshake. The error is a
+// *HandshakeError naming the reason (dial_failed, handshake_timeout,
+// bad_signature, replay, identity_mismatch, ...).
+func (r *Runner) Connect(ctx context.Context, m Miner) (*Conn, error) {
+	fail := func(reason EndReason, format string, args ...any) (*Conn, error) {
+		r.m.handshakes.WithLabelValues(string(reason)).Inc()
+		return nil, handshakeErr(reason, format, args...)
+	}
+	if m.Endpoint == "" {
+		return fail(ReasonDialFailed, "uid %d serves no axon", m.UID)
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, r.opts.DialTimeout)
+	defer cancel()
+	dialer := websocket.Dialer{HandshakeTimeout: r.opts.DialTimeout, ReadBufferSize: 8 << 10, WriteBufferSize: 8 << 10}
+	ws, resp, err := dialer.DialContext(dialCtx, "ws://"+m.Endpoint+Path, nil)
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(ReasonAborted, "dial %s: %v", m.Endpoint, ctx.Err())
+		}
+		return fail(ReasonDialFailed, "dial %s: %v", m.Endpoint, err)
+	}
+	ws.SetReadLimit(int64(r.limits.MaxFrameBytes))
+	// Closing the socket is the only way to interrupt a blocked read, so
+	// a cancelled ctx closes it during the handshake.
+	stop := context.AfterFunc(ctx, func() { ws.Close() })
+	addr, herr := r.handshake(ws, m)
+	if !stop() || ctx.Err() != nil {
+		ws.Close()
+		return fail(ReasonAborted, "handshake with %s: %v", m.Endpoint, context.Canceled)
+	}
+	if herr != nil {
+		ws.Close()
+		r.m.handshakes.WithLabelValues(string(herr.Reason)).Inc()
+		return nil, herr
+	}
+	_ = ws.SetReadDeadline(time.Time{})
+	r.m.handshakes.WithLabelValues("ok").Inc()
+	c := &Conn{
+		r:          r,
+		miner:      m,
+		addr:       addr,
+		ws:         ws,
+		log:        r.log.With().Uint16("uid", m.UID).Str("miner", addr.Hex()).Logger(),
+		slots:      make(chan struct{}, r.limits.MaxConcurrentEpisodes),
+		episodes:   make(map[string]*liveEpisode),
+		dead:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+func (r *Runner) handshake(ws *websocket.Conn, m Miner) (common.Address, *HandshakeError) {
+	key := r.opts.Signer.PrivateKey()
+	hello, nonce, err := NewHello(key, time.Now())
+	if err != nil {
+		return common.Address{}, handshakeErr(ReasonInternal, "%v", err)
+	}
+	data, err := Encode(hello)
+	if err != nil {
+		return common.Address{}, handshakeErr(ReasonInternal, "%v", err)
+	}
+	_ = ws.SetWriteDeadline(time.Now().Add(r.opts.WriteTimeout))
+	if err := ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		return common.Address{}, handshakeErr(ReasonDisconnected, "send hello: %v", err)
+	}
+	_ = ws.SetReadDeadline(time.Now().Add(r.opts.HandshakeTimeout))
+	typ, frame, err := ws.ReadMessage()
+	if err != nil {
+		reason, _ := readFailure(err)
+		if reason == ReasonStepTimeout {
+			reason = ReasonHandshakeTimeout
+		}
+		return common.Address{}, handshakeErr(reason, "read hello_ack: %v", err)
+	}
+	if typ != websocket.TextMessage {
+		return common.Address{}, handshakeErr(ReasonMalformed, "hello_ack: binary frame")
+	}
+	msg, err := Decode(frame)
+	if err != nil {
+		var de *DecodeError
+		errors.As(err, &de)
+		return common.Address{}, handshakeErr(de.Reason(), "hello_ack: %v", err)
+	}
+	ack, ok := msg.(*HelloAck)
+	if !ok {
+		return common.Address{}, handshakeErr(ReasonUnexpected, "want hello_ack, got %s", msg.MessageType())
+	}
+	addr, err := VerifyHelloAck(ack, r.opts.Signer.Address, nonce, time.Now(), r.opts.MaxClockSkew)
+	if err != nil {
+		var he *HandshakeError
+		if errors.As(err, &he) {
+			return common.Address{}, he
+		}
+		return common.Address{}, handshakeErr(ReasonBadSignature, "%v", err)
+	}
+	if got := chain.Mirror(addr); got != m.Hotkey {
+		return addr, handshakeErr(ReasonIdentityMismatch, "miner %s mirrors to %s, but uid %d's hotkey is %s", addr, got, m.UID, m.Hotkey)
+	}
+	return addr, nil
+}
+
+// readFailure classifies a read error.
+func readFailure(err error) (EndReason, string) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, websocket.ErrReadLimit):
+		return ReasonOversized, "frame exceeds max_frame_bytes"
+	case errors.As(err, &ne) && ne.Timeout():
+		return ReasonStepTimeout, err.Error()
+	}
+	return ReasonDisconnected, err.Error()
+}
+
+// Address is the miner's verified address.
+func (c *Conn) Address() common.Address { return c.addr }
+
+// Close ends the connection; episodes still running end as aborted.
+func (c *Conn) Close() error {
+	c.kill(ReasonAborted, "connection closed by the validator")
+	<-c.readerDone
+	return nil
+}
+
+// kill ends the connection once, with the reason every live episode ends
+// with.
+func (c *Conn) kill(r EndReason, detail string) {
+	c.deadOnce.Do(func() {
+		c.deadReason, c.deadDetail = r, detail
+		close(c.dead)
+		if r.MinerFault() {
+			c.log.Warn().Str("reason", string(r)).Str("detail", clipText(detail, 200)).Msg("miner connection ended by violation")
+		}
+		c.wmu.Lock()
+		_ = c.ws.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, string(r)))
+		c.wmu.Unlock()
+		c.ws.Close()
+	})
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.readerDone)
+	for {
+		typ, frame, err := c.ws.ReadMessage()
+		at := time.Now()
+		if err != nil {
+			reason, detail := readFailure(err)
+			c.kill(reason, detail)
+			return
+		}
+		if typ != websocket.TextMessage {
+			c.kill(ReasonMalformed, "binary frame")
+			return
+		}
+		msg, err := Decode(frame)
+		if err != nil {
+			var de *DecodeError
+			errors.As(err, &de)
+			// A bad frame that names a live episode ends only that
+			// episode; one that cannot be attributed ends the connection.
+			if ep := c.lookup(de.Episode); ep != nil {
+				ep.fail(de.Reason(), err.Error())
+				continue
+			}
+			c.kill(de.Reason(), err.Error())
+			return
+		}
+		step, ok := msg.(*Step)
+		if !ok {
+			c.kill(ReasonUnexpected, "miner sent "+msg.MessageType())
+			return
+		}
+		ep := c.lookup(step.EpisodeID)
+		if ep == nil {
+			// Most likely a late answer to an episode that already timed
+			// out; dropping it keeps the miner's other episodes alive.
+			c.log.Debug().Str("episode", clipText(step.EpisodeID, 40)).Msg("step for no live episode dropped")
+			continue
+		}
+		select {
+		case ep.inbox <- inbound{step: step, at: at}:
+		default:
+			ep.fail(ReasonUnexpected, "step sent before the previous step's observation")
+		}
+	}
+}
+
+func (c *Conn) lookup(id string) *liveEpisode {
+	if id == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.episodes[id]
+}
+
+// send writes one message; a failure ends the connection.
+func (c *Conn) send(msg Message) error {
+	var data []byte
+	var err error
+	if obs, ok := msg.(*Observation); ok {
+		data = appendObservation(make([]byte, 0, 1024), obs)
+	} else if data, err = Encode(msg); err != nil {
+		c.kill(ReasonInternal, err.Error()) // callers wait for the connection to be dead
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.dead:
+		return errors.New("connection closed")
+	default:
+	}
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.r.opts.WriteTimeout))
+	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		go c.kill(ReasonDisconnected, "write: "+err.Error()) // kill takes wmu
+		return err
+	}
+	return nil
+}
+
+func newEpisodeID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
+// Episode runs one episode on the connection and returns its trajectory.
+// It waits for a free slot first (Limits.MaxConcurrentEpisodes); the wait
+// is not part of the episode's time. Cancelling ctx ends it as aborted.
+func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
+	r := c.r
+	lim := r.limits
+	tr := r.newTrajectory(c.miner, p)
+	tr.MinerAddress = c.addr.Hex()
+	tr.Timings.Start = time.Now()
+	var session *shop.Session
+	finish := func(reason EndReason, detail string) Trajectory {
+		tr.EndReason, tr.EndDetail = reason, detail
+		if session != nil {
+			tr.Recommended, _ = session.Recommendation()
+			tr.TerminateStatus, _ = session.Terminated()
+		}
+		tr.Timings.End = time.Now()
+		r.m.episodes.WithLabelValues(string(reason)).Inc()
+		return tr
+	}
+	deadEnd := func() Trajectory { return finish(c.deadReason, c.deadDetail) }
+
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.dead:
+		return deadEnd()
+	case <-ctx.Done():
+		return finish(ReasonAborted, ctx.Err().Error())
+	}
+	defer func() { <-c.slots }()
+
+	tr.EpisodeID = newEpisodeID()
+	tr.Timings.Start = time.Now()
+	ep := &liveEpisode{inbox: make(chan inbound, 1), failed: make(chan struct{})}
+	c.mu.Lock()
+	c.episodes[tr.EpisodeID] = ep
+	c.mu.Unlock()
+	r.m.active.Inc()
+	defer func() {
+		c.mu.Lock()
+		delete(c.episodes, tr.EpisodeID)
+		c.mu.Unlock()
+		r.m.active.Dec()
+	}()
+	log := c.log.With().Str("episode", tr.EpisodeID).Str("problem", p.ID).Logger()
+
+	epCtx, cancel := context.WithTimeout(ctx, lim.EpisodeTimeout)
+	defer cancel()
+	session = r.opts.Tools.NewSession()
+
+	// end sends episode_end (best effort) and finishes the trajectory.
+	end := func(reason EndReason, detail string) Trajectory {
+		select {
+		case <-c.dead:
+		default:
+			_ = c.send(&EpisodeEnd{EpisodeID: tr.EpisodeID, Reason: reason, Detail: clipText(detail, 200)})
+		}
+		if reason.MinerFault() {
+			log.Info().Str("reason", string(reason)).Str("detail", clipText(detail, 200)).Int("steps", len(tr.Steps)).Msg("episode ended by violation; it scores zero")
+		} else {
+			log.Debug().Str("reason", string(reason)).Int("steps", len(tr.Steps)).Msg("episode ended")
+		}
+		return finish(reason, detail)
+	}
+
+	// TSent is stamped before the write: the miner may answer, and the
+	// reader stamp its step, before the write call returns.
+	tSent := time.Now()
+	if err := c.send(&EpisodeStart{EpisodeID: tr.EpisodeID, Query: p.Query, Tools: r.toolsJSON, Limits: lim.wire()}); err != nil {
+		return deadEndOr(c, finish)
+	}
+	timer := time.NewTimer(lim.StepTimeout)
+	defer timer.Stop()
+	for n := 0; ; n++ {
+		timer.Reset(lim.StepTimeout - time.Since(tSent))
+		var in inbound
+		select {
+		case in = <-ep.inbox:
+		case <-timer.C:
+			return end(ReasonStepTimeout, fmt.Sprintf("no step %d within %s", n, lim.StepTimeout))
+		case <-epCtx.Done():
+			if ctx.Err() != nil {
+				return end(ReasonAborted, ctx.Err().Error())
+			}
+			return end(ReasonEpisodeTimeout, fmt.Sprintf("episode exceeded %s", lim.EpisodeTimeout))
+		case <-c.dead:
+			return deadEnd()
+		case <-ep.failed:
+			return end(ep.reason, ep.detail)
+		}
+		st := in.step
+		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.at}
+		tr.Timings.Miner += in.at.Sub(tSent)
+		r.m.minerStep.Observe(in.at.Sub(tSent).Seconds())
+		if len(st.Think) > lim.MaxThinkBytes {
+			rec.Think = clipBytes(st.Think, lim.MaxThinkBytes)
+			tr.Steps = append(tr.Steps, rec)
+			return end(ReasonThinkTooLong, fmt.Sprintf("think is %d bytes, limit %d", len(st.Think), lim.MaxThinkBytes))
+		}
+		if len(st.ToolCalls) > lim.MaxToolCalls {
+			rec.ToolCalls = st.ToolCalls[:lim.MaxToolCalls]
+			tr.Steps = append(tr.Steps, rec)
+			return end(ReasonTooManyCalls, fmt.Sprintf("%d tool calls in one step, limit %d", len(st.ToolCalls), lim.MaxToolCalls))
+		}
+		t0 := time.Now()
+		rec.Results = make([]ToolResult, len(st.ToolCalls))
+		for i, call := range st.ToolCalls {
+			res := session.Execute(epCtx, call.Name, call.Parameters)
+			rec.Results[i] = ToolResult{ToolCallID: call.ID, Result: res.Output}
+			if res.Err != nil {
+				rec.Results[i] = ToolResult{ToolCallID: call.ID, Error: &ToolError{Code: string(res.Err.Code), Message: res.Err.Message}}
+			}
+		}
+		rec.ToolTime = time.Since(t0)
+		tr.Timings.Tools += rec.ToolTime
+		r.m.steps.Inc()
+		if epCtx.Err() != nil {
+			tr.Steps = append(tr.Steps, rec)
+			if ctx.Err() != nil {
+				return end(ReasonAborted, ctx.Err().Error())
+			}
+			return end(ReasonEpisodeTimeout, fmt.Sprintf("episode exceeded %s", lim.EpisodeTimeout))
+		}
+		if len(ep.inbox) > 0 {
+			tr.Steps = append(tr.Steps, rec)
+			return end(ReasonUnexpected, "step sent before the previous step's observation")
+		}
+		tSent = time.Now()
+		if err := c.send(&Observation{EpisodeID: tr.EpisodeID, Step: n, Results: rec.Results}); err != nil {
+			tr.Steps = append(tr.Steps, rec)
+			return deadEndOr(c, finish)
+		}
+		rec.TObserved = time.Now()
+		r.m.overhead.Observe((rec.TObserved.Sub(in.at) - rec.ToolTime).Seconds())
+		tr.Steps = append(tr.Steps, rec)
+		if _, done := session.Terminated(); done {
+			return end(ReasonTerminated, "")
+		}
+		if n+1 >= lim.MaxSteps {
+			return end(ReasonMaxSteps, fmt.Sprintf("%d steps without terminate", lim.MaxSteps))
+		}
+	}
+}
+
+// deadEndOr finishes with the connection's reason once the failed write
+// has marked it dead.
+func deadEndOr(c *Conn, finish func(EndReason, string) Trajectory) Trajectory {
+	<-c.dead
+	return finish(c.deadReason, c.deadDetail)
+}

@@ -12,6 +12,7 @@ import (
 	_ "github.com/gorilla/websocket"
 	_ "github.com/mattn/go-isatty"
 	_ "github.com/mr-tron/base58"
+	_ "github.com/openai/openai-go/v3"
 	_ "github.com/prometheus/client_golang/prometheus"
 	_ "github.com/rs/zerolog"
 	_ "github.com/urfave/cli/v3"

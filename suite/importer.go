@@ -54,11 +54,7 @@ const maxRecordBytes = 16 << 20
 // are reported with name and line number and the rest are kept; only a read
 // failure is an error.
 func ImportShoppingBench(r io.Reader, name string) ([]Problem, ImportReport, error) {
-	var (
-		rep  ImportReport
-		out  []Problem
-		seen = map[string]bool{}
-	)
+	c := newCollector()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxRecordBytes)
 	line := 0
@@ -68,28 +64,48 @@ func ImportShoppingBench(r io.Reader, name string) ([]Problem, ImportReport, err
 		if len(raw) == 0 {
 			continue
 		}
-		rep.Records++
 		p, err := decodeShoppingBench(raw)
-		if err == nil {
-			p.Source = fmt.Sprintf("%s:%d", name, line)
-			err = p.Finish()
-		}
-		if err != nil {
-			rep.Errors = append(rep.Errors, RecordError{File: name, Line: line, Err: err})
-			continue
-		}
-		if seen[p.ID] {
-			rep.Duplicates++
-			continue
-		}
-		seen[p.ID] = true
-		out = append(out, p)
+		c.take(p, err, fmt.Sprintf("%s:%d", name, line), RecordError{File: name, Line: line})
 	}
 	if err := sc.Err(); err != nil {
-		return out, rep, fmt.Errorf("%s: after line %d: %w", name, line, err)
+		return c.out, c.report(), fmt.Errorf("%s: after line %d: %w", name, line, err)
 	}
-	rep.Imported = len(out)
-	return out, rep, nil
+	return c.out, c.report(), nil
+}
+
+// collector is what both importers do with a decoded record: stamp its
+// source, finish it (id, targets), keep the first of duplicate ids and
+// report the rest.
+type collector struct {
+	rep  ImportReport
+	out  []Problem
+	seen map[string]bool
+}
+
+func newCollector() *collector { return &collector{seen: map[string]bool{}} }
+
+func (c *collector) take(p Problem, err error, source string, where RecordError) {
+	c.rep.Records++
+	if err == nil {
+		p.Source = source
+		err = p.Finish()
+	}
+	if err != nil {
+		where.Err = err
+		c.rep.Errors = append(c.rep.Errors, where)
+		return
+	}
+	if c.seen[p.ID] {
+		c.rep.Duplicates++
+		return
+	}
+	c.seen[p.ID] = true
+	c.out = append(c.out, p)
+}
+
+func (c *collector) report() ImportReport {
+	c.rep.Imported = len(c.out)
+	return c.rep
 }
 
 // shoppingBenchFields are the fields a ShoppingBench record defines.
@@ -160,28 +176,12 @@ func ImportORO(r io.Reader, name string) ([]Problem, ImportReport, error) {
 	if err := json.NewDecoder(r).Decode(&elems); err != nil {
 		return nil, rep, fmt.Errorf("%s: not a JSON array of problems: %w", name, err)
 	}
-	var out []Problem
-	seen := map[string]bool{}
+	c := newCollector()
 	for i, raw := range elems {
-		rep.Records++
 		p, err := decodeORO(raw)
-		if err == nil {
-			p.Source = fmt.Sprintf("%s[%d]", name, i)
-			err = p.Finish()
-		}
-		if err != nil {
-			rep.Errors = append(rep.Errors, RecordError{File: name, Index: i, Err: err})
-			continue
-		}
-		if seen[p.ID] {
-			rep.Duplicates++
-			continue
-		}
-		seen[p.ID] = true
-		out = append(out, p)
+		c.take(p, err, fmt.Sprintf("%s[%d]", name, i), RecordError{File: name, Index: i})
 	}
-	rep.Imported = len(out)
-	return out, rep, nil
+	return c.out, c.report(), nil
 }
 
 func decodeORO(raw []byte) (Problem, error) {

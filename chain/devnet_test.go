@@ -277,7 +277,9 @@ func waitForEpochStart(t *testing.T, dn *devnet.Devnet, c *chain.Client, netuid 
 }
 
 func TestCommitReveal(t *testing.T) {
-	const tempo = 40
+	// 80 blocks of 10 ms leave room for a commit and a reveal to land in
+	// one epoch even on a loaded CI machine.
+	const tempo = 80
 	hyper := devnet.Hyper{CommitRevealEnabled: true, CommitRevealInterval: 1, WeightsSetRateLimit: 1, MinAllowedWeights: 1}
 	dn := startDevnet(t, devnet.Options{Validators: 3, Miners: 3, Tempo: tempo, BlockTime: 10 * time.Millisecond, Hyper: &hyper})
 	c := dial(t, dn.URL())

@@ -18,6 +18,7 @@ type Config struct {
 	Store    StoreConfig    `yaml:"store"`
 	Metrics  MetricsConfig  `yaml:"metrics"`
 	Devnet   DevnetConfig   `yaml:"devnet"`
+	LLM      LLMConfig      `yaml:"llm"`
 }
 
 // LogConfig selects the log level and output format.
@@ -69,6 +70,15 @@ type DevnetConfig struct {
 	Keystore   string   `yaml:"keystore" help:"directory where the devnet writes its development keys"`
 }
 
+// LLMConfig configures calls to an OpenAI-compatible chat endpoint (the
+// reference miner's llm agent).
+type LLMConfig struct {
+	BaseURL string   `yaml:"base_url" help:"OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1"`
+	Model   string   `yaml:"model" help:"model name sent with each request"`
+	Timeout Duration `yaml:"timeout" help:"bound on one chat request"`
+	APIKey  Secret   `yaml:"api_key" help:"API key; only from ARENA_LLM_API_KEY, never a file or flag"`
+}
+
 // Default returns the built-in configuration: a validator talking to a
 // local devnet on 127.0.0.1:9944, with all data under the current directory.
 func Default() Config {
@@ -98,6 +108,7 @@ func Default() Config {
 			Miners:     8,
 			Keystore:   "./arena-devnet",
 		},
+		LLM: LLMConfig{Timeout: Duration{50 * time.Second}},
 	}
 }
 

@@ -84,6 +84,13 @@ func (c *Config) Validate() error {
 	}
 	v.nonEmpty("devnet.keystore", c.Devnet.Keystore)
 
+	if u := c.LLM.BaseURL; u != "" {
+		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			v.bad("llm.base_url", redactURL(u), "must be an http or https URL")
+		}
+	}
+	v.positive("llm.timeout", c.LLM.Timeout)
+
 	return errors.Join(v.errs...)
 }
 

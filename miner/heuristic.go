@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -16,21 +17,22 @@ import (
 // HeuristicOptions configure the heuristic agent.
 type HeuristicOptions struct {
 	// Skill in [0, 1]: 1 is the full strategy; lower values search fewer
-	// pages, view fewer candidates, skip constraint checks, pick at random
+	// pages, skip the detail views and constraint checks, pick at random
 	// more often and think less.
 	Skill float64
 }
 
 // Heuristic is a rule-based shopping agent. It is stateless: each step is
-// decided from the episode view alone, so one value serves any number of
-// concurrent episodes.
+// decided from the episode view alone (the query and the validator's
+// observations), so one value serves any number of concurrent episodes and
+// a restarted miner would carry on where it stopped.
 type Heuristic struct {
 	skill float64
 }
 
 // NewHeuristic builds the agent.
 func NewHeuristic(opts HeuristicOptions) (*Heuristic, error) {
-	if opts.Skill < 0 || opts.Skill > 1 {
+	if opts.Skill < 0 || opts.Skill > 1 || math.IsNaN(opts.Skill) {
 		return nil, fmt.Errorf("heuristic agent: skill %g out of range 0..1", opts.Skill)
 	}
 	return &Heuristic{skill: opts.Skill}, nil
@@ -44,252 +46,795 @@ type candidate struct {
 	Price    float64  `json:"price"`
 	Services []string `json:"service"`
 	Sold     int64    `json:"sold_count"`
-	details  string   // viewed attributes, SKU values and descriptions, lower-cased
-	viewed   bool
 }
 
-// progress is what the history shows the agent has done so far.
-type progress struct {
-	pages       int // find_product calls made
-	lastFull    bool
-	filtered    bool // the searches used price/service filters
-	unfiltered  bool // a retry without filters was made
-	candidates  []*candidate
-	byID        map[string]*candidate
-	viewed      bool
+// details is what view_product_information showed of a product.
+type details struct {
+	SKUOptions map[string]map[string]string `json:"sku_options"`
+	Attributes map[string][]string          `json:"attributes"`
+}
+
+// searchKey names one find_product call: which item, within which shop
+// ("" for the whole catalog), which page.
+type searchKey struct {
+	item int
+	shop string
+	page int
+}
+
+// knowledge is everything the history shows: searches and their hits,
+// viewed details, and whether the answer was given.
+type knowledge struct {
+	hits        map[string]*candidate
+	searches    map[searchKey][]string // hit ids in rank order
+	info        map[string]*details
 	recommended bool
 }
 
-func readProgress(v episode.EpisodeView) progress {
-	p := progress{byID: map[string]*candidate{}}
+func readKnowledge(t Task, v episode.EpisodeView) *knowledge {
+	k := &knowledge{hits: map[string]*candidate{}, searches: map[searchKey][]string{}, info: map[string]*details{}}
+	itemOf := map[string]int{}
+	for i := len(t.Items) - 1; i >= 0; i-- {
+		itemOf[t.Items[i].SearchQuery()] = i
+	}
 	for _, turn := range v.History {
 		for i, call := range turn.Action.ToolCalls {
-			if i >= len(turn.Results) {
-				break
+			if i >= len(turn.Results) || turn.Results[i].Error != nil {
+				continue
 			}
-			res := turn.Results[i]
+			res := turn.Results[i].Result
 			switch call.Name {
 			case "find_product":
-				var args map[string]any
+				var args struct {
+					Q      string `json:"q"`
+					Page   int    `json:"page"`
+					ShopID string `json:"shop_id"`
+				}
 				_ = json.Unmarshal(call.Parameters, &args)
-				if _, ok := args["price"]; ok {
-					p.filtered = true
-				} else if _, ok := args["service"]; ok {
-					p.filtered = true
-				} else if p.filtered {
-					p.unfiltered = true
+				item, ok := itemOf[args.Q]
+				if !ok {
+					continue
 				}
-				p.pages++
 				var items []*candidate
-				if res.Error == nil {
-					_ = json.Unmarshal(res.Result, &items)
-				}
-				p.lastFull = len(items) == 10
+				_ = json.Unmarshal(res, &items)
+				ids := make([]string, 0, len(items))
 				for _, c := range items {
-					if c.ID != "" && p.byID[c.ID] == nil {
-						p.byID[c.ID] = c
-						p.candidates = append(p.candidates, c)
+					if c.ID == "" {
+						continue
 					}
+					if k.hits[c.ID] == nil {
+						k.hits[c.ID] = c
+					}
+					ids = append(ids, c.ID)
 				}
+				k.searches[searchKey{item, args.ShopID, args.Page}] = ids
 			case "view_product_information":
-				p.viewed = true
-				var infos []map[string]json.RawMessage
-				if res.Error == nil {
-					_ = json.Unmarshal(res.Result, &infos)
+				var infos []struct {
+					ID string `json:"product_id"`
+					details
 				}
-				for _, info := range infos {
-					var id string
-					_ = json.Unmarshal(info["product_id"], &id)
-					if c := p.byID[id]; c != nil {
-						c.viewed = true
-						c.details = strings.ToLower(string(info["attributes"]) + " " + string(info["sku_options"]) + " " + string(info["short_description"]))
-					}
+				_ = json.Unmarshal(res, &infos)
+				for _, in := range infos {
+					d := in.details
+					k.info[in.ID] = &d
 				}
 			case "recommend_product":
-				if res.Error == nil {
-					p.recommended = true
-				}
+				k.recommended = true
 			}
 		}
 	}
-	return p
+	return k
 }
 
-func (h *Heuristic) pagesWanted() int { return 1 + int(h.skill*2+0.5) }
-func (h *Heuristic) viewsWanted() int { return max(1, int(h.skill*10+0.5)) }
-func (h *Heuristic) checks() bool     { return h.skill >= 0.5 }
+func (h *Heuristic) checks() bool  { return h.skill >= 0.5 }
+func (h *Heuristic) maxPages() int { return 1 + int(h.skill*4+0.5) }
+
+// maxShops bounds the shops tried for a same-shop task.
+func (h *Heuristic) maxShops() int { return 1 + int(h.skill*30+0.5) }
+
+// scope is one item searched within one shop ("" for everywhere).
+type scope struct {
+	item int
+	shop string
+}
+
+// itemState is what is known about an item within a scope, and the next
+// call it needs, if any.
+type itemState struct {
+	ranked     []*candidate // hits in rank order, deduplicated
+	eligible   []*candidate // title, price and services fit
+	satisfying []*candidate // eligible and the viewed details fit
+	search     map[string]any
+	view       []string
+}
+
+// state works out an item's candidates within a scope and what to do next:
+// search (more pages), view eligible hits, or nothing.
+func (h *Heuristic) state(t Task, k *knowledge, s scope, more bool) itemState {
+	w := t.Items[s.item]
+	var st itemState
+	seen := map[string]bool{}
+	pages, lastFull := 0, false
+	for page := 1; page <= 5; page++ {
+		ids, ok := k.searches[searchKey{s.item, s.shop, page}]
+		if !ok {
+			break
+		}
+		pages, lastFull = page, len(ids) == 10
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				st.ranked = append(st.ranked, k.hits[id])
+			}
+		}
+	}
+	for _, c := range st.ranked {
+		if h.fitsListing(w, c) != "" {
+			continue
+		}
+		st.eligible = append(st.eligible, c)
+		if !h.checks() || len(w.Pairs) == 0 {
+			st.satisfying = append(st.satisfying, c)
+			continue
+		}
+		d := k.info[c.ID]
+		if d == nil {
+			st.view = append(st.view, c.ID)
+		} else if fitsDetails(w, d) == "" {
+			st.satisfying = append(st.satisfying, c)
+		}
+	}
+	// Many listings may meet every stated constraint, and the shopper has
+	// one of them in mind: one whose title quotes the phrase word for
+	// word. Any of its near-duplicates (similar titles) serves as well, so
+	// the best pick is the listing similar to the most such listings — the
+	// largest family of plausible targets. Ties keep the search rank.
+	cover := map[string]int{}
+	for _, c := range st.satisfying {
+		for _, o := range st.satisfying {
+			if quotesPhrase(w, o) && titlesAlike(c.Title, o.Title) {
+				cover[c.ID]++
+			}
+		}
+	}
+	slices.SortStableFunc(st.satisfying, func(a, b *candidate) int {
+		if w.Loose {
+			// Free-form words: the title with more of them first.
+			if d := titleHits(w, b) - titleHits(w, a); d != 0 {
+				return d
+			}
+		}
+		if d := cover[b.ID] - cover[a.ID]; d != 0 {
+			return d
+		}
+		return boolRank(quotesPhrase(w, b)) - boolRank(quotesPhrase(w, a))
+	})
+	switch {
+	case pages == 0:
+		st.search = h.searchArgs(w, s.shop, 1)
+	case len(st.view) > 0:
+		// Views come before more pages: the page seen may already hold
+		// the answer.
+	case (len(st.satisfying) == 0 || more) && lastFull && pages < h.maxPages():
+		st.search = h.searchArgs(w, s.shop, pages+1)
+	}
+	return st
+}
+
+func (h *Heuristic) searchArgs(w ItemWish, shopID string, page int) map[string]any {
+	args := map[string]any{"q": w.SearchQuery(), "page": page}
+	if shopID != "" {
+		args["shop_id"] = shopID
+	}
+	// Filters are exact and cut the distractors before paging; a weak
+	// agent does not bother with them.
+	if h.checks() {
+		if pr := w.PriceArg(); pr != "" {
+			args["price"] = pr
+		}
+		if len(w.Services) > 0 {
+			args["service"] = strings.Join(w.Services, ",")
+		}
+	}
+	return args
+}
+
+// fitsListing reports why a search hit does not fit an item's phrase,
+// price and services, or "" when it fits.
+func (h *Heuristic) fitsListing(w ItemWish, c *candidate) string {
+	title := map[string]bool{}
+	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
+		title[strings.Trim(t, ".-'")] = true
+	}
+	if w.Loose {
+		if n := titleHits(w, c); 2*n < len(w.PhraseWords) {
+			return fmt.Sprintf("its title has only %d of %d requested words", n, len(w.PhraseWords))
+		}
+	} else {
+		for _, pw := range w.PhraseWords {
+			if !title[pw] {
+				return fmt.Sprintf("its title lacks %q", pw)
+			}
+		}
+	}
+	if !h.checks() {
+		return ""
+	}
+	if w.PriceHi > 0 && c.Price > w.PriceHi {
+		return fmt.Sprintf("price %s is above %s", fmtPrice(c.Price), fmtPrice(w.PriceHi))
+	}
+	if w.PriceLo > 0 && c.Price < w.PriceLo {
+		return fmt.Sprintf("price %s is below %s", fmtPrice(c.Price), fmtPrice(w.PriceLo))
+	}
+	for _, s := range w.Services {
+		if !slices.Contains(c.Services, s) {
+			return "it lacks " + s
+		}
+	}
+	return ""
+}
+
+// titlesAlike reports whether two titles share at least half of their
+// distinct words (Jaccard ≥ 0.5), as near-duplicate listings do.
+func titlesAlike(a, b string) bool {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range reWord.FindAllString(strings.ToLower(s), -1) {
+			m[strings.Trim(t, ".-'")] = true
+		}
+		return m
+	}
+	x, y := words(a), words(b)
+	inter := 0
+	for w := range x {
+		if y[w] {
+			inter++
+		}
+	}
+	union := len(x) + len(y) - inter
+	return union > 0 && 2*inter >= union
+}
+
+// titleHits counts the item's words in the candidate's title.
+func titleHits(w ItemWish, c *candidate) int {
+	title := map[string]bool{}
+	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
+		title[strings.Trim(t, ".-'")] = true
+	}
+	n := 0
+	for _, pw := range w.PhraseWords {
+		if title[pw] {
+			n++
+		}
+	}
+	return n
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// quotesPhrase reports whether the title holds the phrase's words in
+// order and adjacent, ignoring numbers, one-letter words and sellers'
+// filler words, which shoppers leave out when they quote a title.
+func quotesPhrase(w ItemWish, c *candidate) bool {
+	var title []string
+	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
+		t = strings.Trim(t, ".-'")
+		if len(t) < 2 || strings.Trim(t, "0123456789") == "" || fillerWords[t] {
+			continue
+		}
+		title = append(title, t)
+	}
+	n := len(w.PhraseWords)
+	for i := 0; i+n <= len(title) && n > 0; i++ {
+		if slices.Equal(title[i:i+n], w.PhraseWords) {
+			return true
+		}
+	}
+	return false
+}
+
+// fillerWords are marketing words sellers add to titles.
+var fillerWords = map[string]bool{"original": true, "new": true, "hot": true, "sale": true, "ready": true, "stock": true,
+	"best": true, "seller": true, "authentic": true, "local": true, "high": true, "quality": true, "free": true,
+	"gift": true, "premium": true, "budget": true, "friendly": true, "korean": true, "style": true, "trending": true,
+	"1pc": true, "2pcs": true, "set": true, "pack": true, "bundle": true, "of": true}
+
+func humanKey(k string) string { return strings.ToLower(strings.ReplaceAll(k, "_", " ")) }
+
+// pairMatches reports whether key: value spells the wish.
+func pairMatches(p Pair, key, value string) bool {
+	value = strings.ToLower(value)
+	if p.Key != "" {
+		return humanKey(key) == p.Key && value == p.Value
+	}
+	return humanKey(key)+" "+value == p.Value
+}
+
+// fitsDetails reports which attribute or SKU wish the viewed details miss,
+// or "" when all are met. SKU wishes must all hold in one variant, as one
+// can only buy one variant.
+func fitsDetails(w ItemWish, d *details) string {
+	var skus []Pair
+	for _, p := range w.Pairs {
+		if p.SKU {
+			skus = append(skus, p)
+			continue
+		}
+		ok := false
+		for k, vs := range d.Attributes {
+			for _, v := range vs {
+				ok = ok || pairMatches(p, k, v)
+			}
+		}
+		if !ok {
+			return "no attribute " + describePair(p)
+		}
+	}
+	if len(skus) == 0 {
+		return ""
+	}
+	for _, variant := range d.SKUOptions {
+		all := true
+		for _, p := range skus {
+			found := false
+			for k, v := range variant {
+				found = found || pairMatches(p, k, v)
+			}
+			all = all && found
+		}
+		if all {
+			return ""
+		}
+	}
+	return "no variant " + describePair(skus[0])
+}
+
+func describePair(p Pair) string {
+	if p.Key == "" {
+		return strconv.Quote(p.Value)
+	}
+	return fmt.Sprintf("%s %q", p.Key, p.Value)
+}
 
 // Step implements episode.Agent.
 func (h *Heuristic) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
-	in := ParseQuery(v.Query)
-	p := readProgress(v)
+	t := ParseTask(v.Query)
+	k := readKnowledge(t, v)
 	n := len(v.History)
-	call := func(name string, args map[string]any) []episode.ToolCall {
-		raw, _ := json.Marshal(args)
-		return []episode.ToolCall{{ID: fmt.Sprintf("call_%d", n), Name: name, Parameters: raw}}
-	}
 	stepsLeft := v.Limits.MaxSteps - n
-	query := strings.Join(in.Words, " ")
-	if query == "" {
-		query = v.Query
-	}
-	search := func(page int, filtered bool) map[string]any {
-		args := map[string]any{"q": query, "page": page}
-		if filtered && h.checks() {
-			if pr := in.PriceArg(); pr != "" {
-				args["price"] = pr
-			}
-			if len(in.Services) > 0 {
-				args["service"] = strings.Join(in.Services, ",")
-			}
-		}
-		return args
-	}
-	switch {
-	case p.recommended || stepsLeft <= 1:
+	if k.recommended || stepsLeft <= 1 {
 		status := "success"
-		if !p.recommended {
+		if !k.recommended {
 			status = "failure"
 		}
-		return episode.Action{Think: "The recommendation is made; ending the task.", ToolCalls: call("terminate", map[string]any{"status": status})}, nil
-	case p.pages == 0:
-		args := search(1, true)
-		think := fmt.Sprintf("The user wants %q.", query)
-		if h.checks() {
-			think += describeConstraints(in)
+		think := "The recommendation is made; ending the task."
+		if !k.recommended {
+			think = "Out of steps before an answer; ending the task."
 		}
-		return episode.Action{Think: think + " I will search first.", ToolCalls: call("find_product", args)}, nil
-	case len(p.candidates) == 0 && p.filtered && !p.unfiltered:
-		return episode.Action{Think: "The filtered search returned nothing; I will search again without filters and check constraints myself.", ToolCalls: call("find_product", search(1, false))}, nil
-	case len(p.candidates) == 0:
-		return episode.Action{Think: "No product matches the request.", ToolCalls: call("terminate", map[string]any{"status": "failure"})}, nil
-	case p.pages < h.pagesWanted() && p.lastFull && stepsLeft > 3:
-		page := p.pages + 1
-		if p.unfiltered {
-			page = p.pages // the first, filtered page returned nothing
-		}
-		return episode.Action{Think: fmt.Sprintf("Page %d gave %d candidates so far; looking at page %d for better matches.", p.pages, len(p.candidates), page), ToolCalls: call("find_product", search(page, !p.unfiltered))}, nil
+		return episode.Action{Think: think, ToolCalls: calls(n, "terminate", map[string]any{"status": status})}, nil
 	}
-	ranked := h.rank(in, p.candidates)
-	if !p.viewed && stepsLeft > 2 {
-		k := min(h.viewsWanted(), len(ranked), 20)
-		ids := make([]string, k)
-		for i := range ids {
-			ids[i] = ranked[i].c.ID
-		}
-		think := "Top candidates by title match: " + h.cite(ranked[:k], in) + ". Viewing their details to check attributes and options."
-		return episode.Action{Think: think, ToolCalls: call("view_product_information", map[string]any{"product_ids": strings.Join(ids, ",")})}, nil
+	rng := rand.New(rand.NewPCG(seed(v.EpisodeID), uint64(n)))
+	p := h.plan(t, k, rng)
+	maxCalls := v.Limits.MaxToolCalls
+	if maxCalls <= 0 {
+		maxCalls = episode.DefaultMaxToolCalls
 	}
-	pick := 0
-	rng := rand.New(rand.NewPCG(seed(v.EpisodeID), 1))
-	if rng.Float64() < (1-h.skill)*0.7 {
-		pick = rng.IntN(min(len(ranked), 10))
-	}
-	best := ranked[pick]
-	think := fmt.Sprintf("I recommend %s (%s, price %s).", best.c.ID, clip(best.c.Title, 80), fmtPrice(best.c.Price))
-	if h.skill >= 0.5 && len(ranked) > 1 {
-		other := ranked[1]
-		if pick != 0 {
-			other = ranked[0]
-		}
-		think = fmt.Sprintf("Comparing %s (%s, price %s, %d/%d query words matched) with %s (%s, price %s, %d/%d): %s fits the request better because it matches more of the requested words and constraints. %s",
-			best.c.ID, clip(best.c.Title, 60), fmtPrice(best.c.Price), best.hits, len(in.Words),
-			other.c.ID, clip(other.c.Title, 60), fmtPrice(other.c.Price), other.hits, len(in.Words),
-			best.c.ID, think)
-	}
-	return episode.Action{Think: think, ToolCalls: call("recommend_product", map[string]any{"product_ids": best.c.ID})}, nil
-}
-
-type scored struct {
-	c     *candidate
-	score float64
-	hits  int
-}
-
-// rank orders candidates by query words matched (title and viewed
-// details), then by constraints met, then by sales.
-func (h *Heuristic) rank(in Intent, cs []*candidate) []scored {
-	out := make([]scored, len(cs))
-	for i, c := range cs {
-		text := strings.ToLower(c.Title) + " " + c.details
-		hits := 0
-		for _, w := range in.Words {
-			if strings.Contains(text, w) {
-				hits++
+	// The last steps must leave room for the answer and terminate.
+	if len(p.searches)+len(p.views) > 0 && stepsLeft > 2 {
+		var tc []episode.ToolCall
+		for _, s := range p.searches {
+			if len(tc) < maxCalls {
+				tc = append(tc, calls(n*10+len(tc), "find_product", s)...)
 			}
 		}
-		// Near-duplicate listings share the query's words; the one whose
-		// title adds the fewest other words is the closest match.
-		extra := 0
-		for _, w := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
-			if !slices.Contains(in.Words, strings.Trim(w, ".-'")) {
-				extra++
-			}
-		}
-		// Listings of one item often differ only in word order: prefer
-		// the title that keeps the query's word pairs.
-		title := " " + strings.Join(reWord.FindAllString(strings.ToLower(c.Title), -1), " ") + " "
-		pairs := 0
-		for i := 1; i < len(in.Words); i++ {
-			if strings.Contains(title, " "+in.Words[i-1]+" "+in.Words[i]+" ") {
-				pairs++
-			}
-		}
-		s := float64(hits) - 0.1*float64(extra) + 0.05*float64(pairs)
-		if h.checks() {
-			if in.PriceHi > 0 && c.Price > in.PriceHi || in.PriceLo > 0 && c.Price < in.PriceLo {
-				s -= 5
-			}
-			for _, want := range in.Services {
-				if !slices.Contains(c.Services, want) {
-					s -= 3
+		if len(tc) == 0 {
+			for ids := range slices.Chunk(p.views, 20) {
+				if len(tc) < maxCalls {
+					tc = append(tc, calls(n*10+len(tc), "view_product_information", map[string]any{"product_ids": strings.Join(ids, ",")})...)
 				}
 			}
 		}
-		out[i] = scored{c: c, score: s, hits: hits}
+		return episode.Action{Think: p.think, ToolCalls: tc}, nil
 	}
-	slices.SortStableFunc(out, func(a, b scored) int {
-		switch {
-		case a.score != b.score:
-			if a.score > b.score {
-				return -1
+	answer, think := h.answer(t, k, p, rng)
+	if len(answer) == 0 {
+		return episode.Action{Think: think + " Nothing I found meets the request.", ToolCalls: calls(n, "terminate", map[string]any{"status": "failure"})}, nil
+	}
+	ids := make([]string, len(answer))
+	for i, c := range answer {
+		ids[i] = c.ID
+	}
+	return episode.Action{Think: think, ToolCalls: calls(n, "recommend_product", map[string]any{"product_ids": strings.Join(ids, ",")})}, nil
+}
+
+func calls(n int, name string, args map[string]any) []episode.ToolCall {
+	raw, _ := json.Marshal(args)
+	return []episode.ToolCall{{ID: fmt.Sprintf("call_%d", n), Name: name, Parameters: raw}}
+}
+
+// plan is the next batch of calls, or the per-item choices once nothing
+// is left to look up.
+type plan struct {
+	searches []map[string]any
+	views    []string
+	think    string
+	// choices holds, per item, the candidates to answer from.
+	choices [][]*candidate
+	// rejected holds, per item, eligible listings that failed a check,
+	// with the reason, for the comparison in the think text.
+	rejected [][]string
+	shopID   string
+}
+
+func (h *Heuristic) plan(t Task, k *knowledge, rng *rand.Rand) plan {
+	sameShop := t.Kind == KindShop || t.Kind == KindVoucher && t.Voucher != nil && t.Voucher.SameShop
+	if len(t.Items) < 2 {
+		sameShop = false
+	}
+	var p plan
+	p.choices = make([][]*candidate, len(t.Items))
+	p.rejected = make([][]string, len(t.Items))
+	if !sameShop {
+		// Searches go out before views (Step sends one kind per step), so
+		// the think describes the kind that is sent.
+		var searchNotes, viewNotes []string
+		for i := range t.Items {
+			st := h.state(t, k, scope{item: i}, false)
+			h.collect(&p, t, k, i, st)
+			if st.search != nil {
+				p.searches = append(p.searches, st.search)
+				searchNotes = append(searchNotes, fmt.Sprintf("item %d: searching %q page %v", i+1, st.search["q"], st.search["page"]))
 			}
-			return 1
-		case a.c.Sold != b.c.Sold:
-			if a.c.Sold > b.c.Sold {
-				return -1
+			p.views = append(p.views, st.view...)
+			if len(st.view) > 0 {
+				viewNotes = append(viewNotes, fmt.Sprintf("item %d: viewing %s to check %s", i+1, citeIDs(k, st.view, 4), wishList(t.Items[i])))
 			}
-			return 1
 		}
-		return strings.Compare(a.c.ID, b.c.ID)
-	})
+		if len(searchNotes) > 0 {
+			viewNotes = searchNotes
+		}
+		p.think = h.progressThink(t, k, viewNotes)
+		return p
+	}
+	// Same shop: find the first item everywhere, then look for the other
+	// items inside each shop that has a fitting first item, in rank order,
+	// several shops per step. Exactly which shop carries everything is
+	// unknown, so when every shop so far lacks an item, the first item's
+	// search goes a page deeper for more shops.
+	st0 := h.state(t, k, scope{item: 0}, false)
+	if st0.search != nil || len(st0.view) > 0 {
+		h.collect(&p, t, k, 0, st0)
+		if st0.search != nil {
+			p.searches = append(p.searches, st0.search)
+		}
+		p.views = st0.view
+		p.think = h.progressThink(t, k, []string{fmt.Sprintf("first I look for item 1 (%s) anywhere, then for the other items inside the shops that carry it", t.Items[0].Phrase)})
+		return p
+	}
+	var shops []string
+	for _, c := range st0.satisfying {
+		if !slices.Contains(shops, c.ShopID) {
+			shops = append(shops, c.ShopID)
+		}
+	}
+	var tried, probing []string
+	var batch plan
+	for _, sid := range shops[:min(len(shops), h.maxShops())] {
+		choices := make([][]*candidate, len(t.Items))
+		for _, c := range st0.satisfying {
+			if c.ShopID == sid {
+				choices[0] = append(choices[0], c)
+			}
+		}
+		complete, pending := true, false
+		var calls plan
+		for i := 1; i < len(t.Items); i++ {
+			st := h.state(t, k, scope{item: i, shop: sid}, false)
+			if st.search != nil {
+				calls.searches = append(calls.searches, st.search)
+			}
+			calls.views = append(calls.views, st.view...)
+			for _, c := range st.satisfying {
+				if c.ShopID == sid {
+					choices[i] = append(choices[i], c)
+				}
+			}
+			if len(choices[i]) == 0 {
+				if st.search == nil && len(st.view) == 0 {
+					complete = false
+				} else {
+					pending = true
+				}
+			}
+		}
+		switch {
+		case !complete:
+			tried = append(tried, sid)
+		case pending:
+			if len(batch.searches)+len(calls.searches) <= 8 && len(batch.views)+len(calls.views) <= 60 {
+				batch.searches = append(batch.searches, calls.searches...)
+				batch.views = append(batch.views, calls.views...)
+				probing = append(probing, sid)
+			}
+		case t.Kind == KindVoucher && pickBasket(t.Voucher, choices, rng, 0) == nil:
+			tried = append(tried, sid)
+		default:
+			p.choices, p.shopID = choices, sid
+			return p
+		}
+	}
+	if len(batch.searches)+len(batch.views) > 0 {
+		batch.think = h.progressThink(t, k, []string{fmt.Sprintf("shops %s carry a fitting item 1; checking them for the other items%s",
+			strings.Join(probing, ", "), triedNote(tried))})
+		return batch
+	}
+	if more := h.state(t, k, scope{item: 0}, true); more.search != nil {
+		p.searches = []map[string]any{more.search}
+		p.think = h.progressThink(t, k, []string{fmt.Sprintf("no shop so far%s carries every item; looking at page %v of item 1 for more shops", triedNote(tried), more.search["page"])})
+		return p
+	}
+	// No shop carries everything: answer the first item alone rather than
+	// nothing, and say so.
+	p.choices = make([][]*candidate, len(t.Items))
+	p.choices[0] = st0.satisfying
+	p.think = "No shop I checked" + triedNote(tried) + " carries every item."
+	return p
+}
+
+func ids(cs []*candidate) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.ID
+	}
 	return out
 }
 
-func (h *Heuristic) cite(ss []scored, in Intent) string {
-	parts := make([]string, 0, len(ss))
-	for _, s := range ss {
-		if h.skill < 0.5 {
-			parts = append(parts, s.c.ID)
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s at %s from shop %s (%d/%d words)", s.c.ID, fmtPrice(s.c.Price), s.c.ShopID, s.hits, len(in.Words)))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func describeConstraints(in Intent) string {
-	var parts []string
-	if in.PriceHi > 0 || in.PriceLo > 0 {
-		parts = append(parts, "price "+in.PriceArg())
-	}
-	if len(in.Services) > 0 {
-		parts = append(parts, "services "+strings.Join(in.Services, ", "))
-	}
-	if len(parts) == 0 {
+func triedNote(tried []string) string {
+	if len(tried) == 0 {
 		return ""
 	}
-	return " Constraints: " + strings.Join(parts, "; ") + "."
+	return " (shops " + strings.Join(tried, ", ") + " lack an item)"
+}
+
+// collect records an item's choices and the reasons its other hits were
+// rejected.
+func (h *Heuristic) collect(p *plan, t Task, k *knowledge, i int, st itemState) {
+	p.choices[i] = st.satisfying
+	if !h.checks() {
+		if len(p.choices[i]) == 0 {
+			p.choices[i] = st.ranked
+		}
+		return
+	}
+	for _, c := range st.ranked {
+		if len(p.rejected[i]) >= 3 {
+			break
+		}
+		why := h.fitsListing(t.Items[i], c)
+		if why == "" {
+			if d := k.info[c.ID]; d != nil {
+				why = fitsDetails(t.Items[i], d)
+			}
+		}
+		if why != "" {
+			p.rejected[i] = append(p.rejected[i], fmt.Sprintf("%s (%s, %s): %s", c.ID, clip(c.Title, 40), fmtPrice(c.Price), why))
+		}
+	}
+}
+
+// answer picks one candidate per item and explains the choice.
+func (h *Heuristic) answer(t Task, k *knowledge, p plan, rng *rand.Rand) ([]*candidate, string) {
+	for i := range p.choices {
+		if len(p.choices[i]) == 0 {
+			if i == 0 || t.Kind == KindProduct {
+				return nil, fmt.Sprintf("No listing fits item %d (%s).", i+1, t.Items[i].Phrase)
+			}
+			// A partial basket still earns partial credit for the items found.
+			p.choices = p.choices[:i]
+			break
+		}
+	}
+	var basket []*candidate
+	if t.Kind == KindVoucher && t.Voucher != nil {
+		basket = pickBasket(t.Voucher, p.choices, rng, 1-h.skill)
+	}
+	if basket == nil {
+		basket = make([]*candidate, len(p.choices))
+		for i, cs := range p.choices {
+			basket[i] = cs[0]
+			// A weak agent often takes any of the first hits.
+			if rng.Float64() < (1-h.skill)*0.7 {
+				basket[i] = cs[rng.IntN(min(len(cs), 10))]
+			}
+		}
+	}
+	if h.skill < 0.5 {
+		return basket, fmt.Sprintf("I recommend %s.", strings.Join(ids(basket), ", "))
+	}
+	var b strings.Builder
+	for i, c := range basket {
+		fmt.Fprintf(&b, "Item %d (%s): %s, %q at %s from shop %s", i+1, t.Items[i].Phrase, c.ID, clip(c.Title, 60), fmtPrice(c.Price), c.ShopID)
+		if d := k.info[c.ID]; d != nil {
+			if a := citeAttrs(t.Items[i], d); a != "" {
+				b.WriteString(" with " + a)
+			}
+		}
+		b.WriteString(" meets " + wishList(t.Items[i]) + ".")
+		others := 0
+		for _, o := range p.choices[i] {
+			if o.ID != c.ID && others < 1 {
+				others++
+				fmt.Fprintf(&b, " It also beats %s (%s, %s), which fits too but ranks lower for the query words.", o.ID, clip(o.Title, 40), fmtPrice(o.Price))
+			}
+		}
+		if len(p.rejected[i]) > 0 {
+			fmt.Fprintf(&b, " Rejected: %s.", strings.Join(p.rejected[i], "; "))
+		}
+		b.WriteString(" ")
+	}
+	if p.shopID != "" {
+		fmt.Fprintf(&b, "All items come from shop %s. ", p.shopID)
+	}
+	if t.Kind == KindVoucher && t.Voucher != nil {
+		b.WriteString(voucherMath(t.Voucher, basket))
+	}
+	return basket, strings.TrimSpace(b.String())
+}
+
+// pickBasket returns the first combination, in rank order, that fits the
+// budget (with the voucher if needed), or nil. With probability sloppy a
+// weak agent skips the arithmetic and takes the top candidates.
+func pickBasket(v *VoucherRules, choices [][]*candidate, rng *rand.Rand, sloppy float64) []*candidate {
+	if rng.Float64() < sloppy*0.7 {
+		return nil
+	}
+	basket := make([]*candidate, len(choices))
+	budgetTries := 5000
+	var rec func(i int) bool
+	rec = func(i int) bool {
+		if budgetTries--; budgetTries < 0 {
+			return false
+		}
+		if i == len(choices) {
+			total, shops := 0.0, map[string]bool{}
+			for _, c := range basket {
+				total += c.Price
+				shops[c.ShopID] = true
+			}
+			ok, _ := v.Fits(total, len(shops))
+			return ok
+		}
+		for _, c := range choices[i][:min(len(choices[i]), 10)] {
+			basket[i] = c
+			if rec(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	if rec(0) {
+		return basket
+	}
+	return nil
+}
+
+// voucherMath states the basket's arithmetic against the budget.
+func voucherMath(v *VoucherRules, basket []*candidate) string {
+	total, shops := 0.0, map[string]bool{}
+	prices := make([]string, len(basket))
+	for i, c := range basket {
+		total += c.Price
+		shops[c.ShopID] = true
+		prices[i] = fmtPrice(c.Price)
+	}
+	total = math.Round(total*100) / 100
+	s := fmt.Sprintf("Total %s = %s against a budget of %s.", strings.Join(prices, " + "), fmtPrice(total), fmtPrice(v.Budget))
+	ok, paid := v.Fits(total, len(shops))
+	switch {
+	case total <= v.Budget:
+		s += " It fits without the voucher."
+	case ok:
+		disc := fmt.Sprintf("a fixed %s off", fmtPrice(v.FaceValue))
+		if !v.Fixed {
+			disc = fmt.Sprintf("%s%% off capped at %s", fmtPrice(math.Round(v.Discount*10000)/100), fmtPrice(v.Cap))
+		}
+		s += fmt.Sprintf(" The total reaches the voucher threshold %s, so %s brings it to %s, within the budget.", fmtPrice(v.Threshold), disc, fmtPrice(math.Round(paid*100)/100))
+	default:
+		s += " Even with the voucher it stays over budget; it is the closest basket I found."
+	}
+	return s
+}
+
+// progressThink describes the request and what the agent does next.
+func (h *Heuristic) progressThink(t Task, k *knowledge, notes []string) string {
+	if h.skill < 0.5 {
+		return "Searching."
+	}
+	var b strings.Builder
+	if len(k.searches) == 0 {
+		fmt.Fprintf(&b, "A %s task with %d item(s):", t.Kind, len(t.Items))
+		for i, w := range t.Items {
+			fmt.Fprintf(&b, " (%d) %s, %s;", i+1, w.Phrase, wishList(w))
+		}
+		if v := t.Voucher; v != nil {
+			fmt.Fprintf(&b, " budget %s, voucher threshold %s", fmtPrice(v.Budget), fmtPrice(v.Threshold))
+			if v.Fixed {
+				fmt.Fprintf(&b, ", %s off", fmtPrice(v.FaceValue))
+			} else {
+				fmt.Fprintf(&b, ", %s%% off capped at %s", fmtPrice(math.Round(v.Discount*10000)/100), fmtPrice(v.Cap))
+			}
+			if v.SameShop {
+				b.WriteString(", same shop only")
+			}
+			b.WriteString(";")
+		}
+		b.WriteString(" ")
+	} else {
+		fmt.Fprintf(&b, "So far %d listings seen and %d viewed. ", len(k.hits), len(k.info))
+	}
+	b.WriteString(strings.Join(notes, "; "))
+	b.WriteString(".")
+	return b.String()
+}
+
+func wishList(w ItemWish) string {
+	var parts []string
+	if pr := w.PriceArg(); pr != "" {
+		parts = append(parts, "price "+pr)
+	}
+	if len(w.Services) > 0 {
+		parts = append(parts, strings.Join(w.Services, "+"))
+	}
+	for _, p := range w.Pairs {
+		parts = append(parts, describePair(p))
+	}
+	if len(parts) == 0 {
+		return "the title words"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func citeIDs(k *knowledge, ids []string, n int) string {
+	parts := make([]string, 0, n)
+	for _, id := range ids[:min(len(ids), n)] {
+		if c := k.hits[id]; c != nil {
+			parts = append(parts, fmt.Sprintf("%s at %s from shop %s", id, fmtPrice(c.Price), c.ShopID))
+		}
+	}
+	if len(ids) > n {
+		parts = append(parts, fmt.Sprintf("and %d more", len(ids)-n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// citeAttrs quotes the viewed attributes and options that meet the wishes.
+func citeAttrs(w ItemWish, d *details) string {
+	var out []string
+	for _, p := range w.Pairs {
+		if !p.SKU {
+			for key, vs := range d.Attributes {
+				for _, v := range vs {
+					if pairMatches(p, key, v) {
+						out = append(out, key+": "+v)
+					}
+				}
+			}
+			continue
+		}
+		for _, variant := range d.SKUOptions {
+			for key, v := range variant {
+				if pairMatches(p, key, v) && !slices.Contains(out, "option "+key+": "+v) {
+					out = append(out, "option "+key+": "+v)
+				}
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func fmtPrice(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }

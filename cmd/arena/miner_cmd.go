@@ -14,35 +14,59 @@ import (
 	"arena/miner"
 )
 
-// newMinerCommand runs the reference miner. It is not yet listed in
-// newApp; wiring it there is one line.
+// llmAPIKeyEnv is where the llm agent's key comes from (config key
+// llm.api_key, settable only from the environment).
+const llmAPIKeyEnv = "ARENA_LLM_API_KEY"
+
+// minerFlags maps the miner's flags to config keys.
+var minerFlags = configFlags{
+	"keystore": "keystore.dir", "password-file": "keystore.password_file", "address": "keystore.address",
+	"llm-base-url": "llm.base_url", "llm-model": "llm.model", "llm-timeout": "llm.timeout",
+}
+
+// newMinerCommand runs the reference miner.
 func newMinerCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "miner",
 		Usage:     "serve a reference shopping agent to validators (episode protocol " + episode.Path + ")",
-		UsageText: "arena miner --keystore DIR [--address ADDR] [--password-file FILE] --listen 127.0.0.1:8091 --agent heuristic [--skill 0..1]",
+		UsageText: "arena miner --keystore DIR [--address ADDR] [--password-file FILE] --listen 127.0.0.1:8091 --agent heuristic|llm [--skill 0..1] [--llm-base-url URL --llm-model NAME]",
 		Description: "Serves the arena episode protocol on --listen: validators dial ws://LISTEN" + episode.Path + ",\n" +
 			"prove their address, and run shopping episodes whose tool calls they execute themselves.\n" +
 			"The key's mirror account blake2b_256(\"evm:\" ‖ address) must be the hotkey the miner is\n" +
 			"registered with, or validators end every episode with identity_mismatch.\n\n" +
-			"Agents: heuristic (rule-based; --skill 0..1 degrades it). The llm agent is not in this build.\n" +
+			"Agents:\n" +
+			"  heuristic  rule-based; --skill 0..1 degrades it (fewer pages, skipped checks, random picks).\n" +
+			"  llm        any OpenAI-compatible chat endpoint with function calling (--llm-base-url,\n" +
+			"             --llm-model); the API key comes from " + llmAPIKeyEnv + " only.\n" +
 			"The keystore password comes from --password-file or " + chain.PasswordEnv + ".\n\n" +
-			"Example:\n" +
-			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1",
+			"Examples:\n" +
+			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1\n" +
+			"  " + llmAPIKeyEnv + "=sk-... arena miner --keystore ./miner-keys --agent llm \\\n" +
+			"      --llm-base-url https://openrouter.ai/api/v1 --llm-model qwen/qwen3-32b",
 		Commands: []*cli.Command{newMinerServeAxonCommand(env)},
 		Flags: []cli.Flag{
 			keystoreDirFlag(), passwordFileFlag(), keyAddressFlag(),
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8091", Usage: "`HOST:PORT` to serve on (the axon announced on chain)"},
-			&cli.StringFlag{Name: "agent", Value: miner.AgentHeuristic, Usage: "agent `KIND`: heuristic"},
+			&cli.StringFlag{Name: "agent", Value: miner.AgentHeuristic, Usage: "agent `KIND`: heuristic or llm"},
 			&cli.FloatFlag{Name: "skill", Value: 1, Usage: "heuristic agent strength, 0..1"},
+			&cli.StringFlag{Name: "llm-base-url", Usage: "llm agent: OpenAI-compatible endpoint `URL`, e.g. http://127.0.0.1:11434/v1 (llm.base_url)"},
+			&cli.StringFlag{Name: "llm-model", Usage: "llm agent: model `NAME` (llm.model)"},
+			&cli.DurationFlag{Name: "llm-timeout", Value: config.Default().LLM.Timeout.Duration, Usage: "llm agent: bound on one chat request (llm.timeout)"},
 			&cli.IntFlag{Name: "max-episodes", Value: 16, Usage: "episodes served at once, across all validators"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			cfg, log, err := env.load(cmd, keystoreFlags)
+			cfg, log, err := env.load(cmd, minerFlags)
 			if err != nil {
 				return err
 			}
-			agent, err := miner.NewAgent(miner.AgentOptions{Kind: cmd.String("agent"), Skill: cmd.Float("skill")})
+			agent, err := miner.NewAgent(miner.AgentOptions{
+				Kind:       cmd.String("agent"),
+				Skill:      cmd.Float("skill"),
+				LLMBaseURL: cfg.LLM.BaseURL,
+				LLMModel:   cfg.LLM.Model,
+				LLMAPIKey:  cfg.LLM.APIKey.Reveal(),
+				LLMTimeout: cfg.LLM.Timeout.Duration,
+			}, log)
 			if err != nil {
 				return err
 			}

@@ -63,6 +63,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newShopCommand(env),
 			newSuiteCommand(env),
 			newMinerCommand(env),
+			newScoreCommand(env),
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},

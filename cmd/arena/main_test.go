@@ -274,3 +274,41 @@ func TestBackupRestoreCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestScoreCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	problem := write("p.json", `{"query":"a red shoe under 100","reward":{"product_id":"p1","title":["Red Running Shoe"],"price":[{"less than":[0,100]}]}}`)
+	// A matching id counts as a full rule hit (ShoppingBench semantics), so
+	// the failing case answers with a look-alike of another id.
+	doc := func(id, price string) string {
+		return write(id+price+".json", `[{"product_id":"`+id+`","shop_id":"s1","title":"Red Running Shoe","price":`+price+`,"service":["COD"]}]`)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		want    string
+		stderrs string
+	}{
+		{"within budget", []string{"score", "--problem", problem, "--products", doc("p1", "50")}, 0, `"rule": 1`, ""},
+		{"look-alike misses the price bound", []string{"score", "--problem", problem, "--products", doc("p2", "150")}, 0, `"rule": 0.5`, ""},
+		{"missing problem file", []string{"score", "--problem", filepath.Join(dir, "nope.json"), "--products", doc("p1", "50")}, 1, "", "nope.json"},
+		{"products not an array", []string{"score", "--problem", problem, "--products", write("bad.json", `{"x":1}`)}, 1, "", "bad.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, nil, tt.args...)
+			if code != tt.code || !strings.Contains(stdout, tt.want) || !strings.Contains(stderr, tt.stderrs) {
+				t.Fatalf("exit %d stdout %q stderr %q; want exit %d, stdout with %q, stderr with %q", code, stdout, stderr, tt.code, tt.want, tt.stderrs)
+			}
+		})
+	}
+}

@@ -1,0 +1,713 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+
+	"arena/episode"
+)
+
+// GroundingOptions configure the grounding judge. The zero value is the
+// documented default.
+type GroundingOptions struct{}
+
+// Grounding is the deterministic judge: the gate ladder of DESIGN.md
+// evaluated against the validator-verified observations only. It is safe
+// for concurrent use.
+type Grounding struct {
+	log   zerolog.Logger
+	scans sync.Pool // of *scan, reused to spare the allocator
+}
+
+// NewGrounding builds the grounding judge.
+func NewGrounding(_ GroundingOptions, log zerolog.Logger) *Grounding {
+	return &Grounding{log: log.With().Str("component", "scoring.judge.grounding").Logger()}
+}
+
+// Judge implements Judge. It never returns an error.
+func (g *Grounding) Judge(_ context.Context, t *episode.Trajectory) (Verdict, error) {
+	return g.Score(t), nil
+}
+
+// Score is Judge without the context: the verdict of t.
+func (g *Grounding) Score(t *episode.Trajectory) Verdict {
+	v := Verdict{Judge: NameGrounding}
+	if t == nil {
+		v.Score = Ladder(v.Gates)
+		return v
+	}
+	s, _ := g.scans.Get().(*scan)
+	if s == nil {
+		s = &scan{query: map[string]bool{}, queryNum: map[string]bool{}, words: map[string]*entry{}, prices: map[string]*entry{}}
+	}
+	defer func() {
+		s.t = nil // do not keep the trajectory alive in the pool
+		g.scans.Put(s)
+	}()
+	s.init(t)
+	v.PerStep = make([]StepScore, len(t.Steps))
+	for i := range t.Steps {
+		g, reason := s.step(i)
+		v.Gates.ReferredToResults = v.Gates.ReferredToResults || g.ReferredToResults
+		v.Gates.CitedDatum = v.Gates.CitedDatum || g.CitedDatum
+		v.Gates.Compared = v.Gates.Compared || g.Compared
+		v.PerStep[i] = StepScore{Step: i, Score: Ladder(g), Reason: reason}
+	}
+	v.Score = Ladder(v.Gates)
+	return v
+}
+
+// Kinds of observed data a think token can match.
+const (
+	kID    = iota // a product_id
+	kShop         // a shop_id
+	kPrice        // a price (matched on the normalised number)
+	kAttr         // a word of an attribute or SKU option value
+	kTitle        // a word of a title, brand or category (refers, but is no datum)
+	nKinds
+)
+
+const never = int32(1 << 30)
+
+// owner is a product whose observation, at step, held a datum.
+type owner struct {
+	id   string
+	step int32
+}
+
+// entry is what the observations said about one think token.
+type entry struct {
+	first  [nKinds]int32 // the first step whose results held it, per kind; never if none
+	word   bool          // eligible as an attribute or title word
+	price  *entry        // for a word entry: its number's entry in scan.prices, if any
+	owners []owner
+}
+
+func (e *entry) seenBefore(k int, step int) bool { return e.first[k] < int32(step) }
+
+// tok is one token of a step's think.
+type tok struct {
+	text     string
+	sentence int
+	word     *entry // in scan.words
+	price    *entry // in scan.prices, for numeric tokens
+}
+
+// scan holds one trajectory's think tokens and what the observations said
+// about them. Only think tokens are ever looked up, so the observations
+// are read once, in step order, without building a set of everything
+// they contain.
+type scan struct {
+	t        *episode.Trajectory
+	query    map[string]bool
+	queryNum map[string]bool // normalised numbers of the query
+	slab     []entry
+	all      []tok
+	words    map[string]*entry
+	prices   map[string]*entry
+	toks     [][]tok
+	pend     *[]pending // of the result being read
+	pendBuf  []pending
+	titleOK  bool // the title pass is on: some step cites nothing but has words
+	hasWord  bool // some think token is an eligible word
+}
+
+const maxOwners = 16
+
+func (s *scan) init(t *episode.Trajectory) {
+	s.t = t
+	s.titleOK, s.hasWord = false, false
+	clear(s.query)
+	clear(s.queryNum)
+	clear(s.words)
+	clear(s.prices)
+	s.slab = s.slab[:0]
+	tokenize(t.Query, func(w string, _ int) {
+		s.query[w] = true
+		if n, ok := normNumber(w); ok {
+			s.queryNum[n] = true
+		}
+	})
+	s.toks = slices.Grow(s.toks[:0], len(t.Steps))[:len(t.Steps)]
+	size := 0
+	for i := range t.Steps {
+		size += len(t.Steps[i].Think)/4 + 1
+	}
+	s.slab = slices.Grow(s.slab, size)
+	all := slices.Grow(s.all[:0], size)
+	defer func() { s.all = all }()
+	for i := range t.Steps {
+		from := len(all)
+		tokenize(t.Steps[i].Think, func(w string, sentence int) {
+			e := s.words[w]
+			if e == nil {
+				e = s.newEntry()
+				e.word = isWord(w) && !s.query[w]
+				s.hasWord = s.hasWord || e.word
+				s.words[w] = e
+				if n, ok := priceNumber(w); ok && !s.queryNum[n] {
+					p := s.prices[n]
+					if p == nil {
+						p = s.newEntry()
+						s.prices[n] = p
+					}
+					e.price = p
+				}
+			}
+			tk := tok{text: w, sentence: sentence, word: e, price: e.price}
+			all = append(all, tk)
+		})
+		s.toks[i] = all[from:len(all):len(all)]
+	}
+	if len(s.words) == 0 {
+		return
+	}
+	s.observeAll()
+	// Title words only decide the "refers" gate of a step that cites no
+	// datum, so they are read in a second pass, only when such a step
+	// exists.
+	if !s.hasWord {
+		return
+	}
+	for i := 1; i < len(t.Steps); i++ {
+		if !s.citesDatum(i) {
+			s.titleOK = true
+			s.observeAll()
+			return
+		}
+	}
+}
+
+// observeAll reads every successful result but the last step's, which no
+// think can cite.
+func (s *scan) observeAll() {
+	t := s.t
+	for i := 0; i+1 < len(t.Steps); i++ {
+		for _, r := range t.Steps[i].Results {
+			if r.Error != nil || len(r.Result) == 0 {
+				continue
+			}
+			s.observe(r.Result, int32(i))
+		}
+	}
+}
+
+// citesDatum reports whether step i's think names a datum observed before.
+func (s *scan) citesDatum(i int) bool {
+	for _, tk := range s.toks[i] {
+		e := tk.word
+		if e.seenBefore(kID, i) || e.seenBefore(kShop, i) || (e.word && e.seenBefore(kAttr, i)) || (tk.price != nil && tk.price.seenBefore(kPrice, i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// newEntry allocates from the slab; pointers stay valid because the
+// slab was grown to its maximum size (one entry per token, two for
+// numbers) before tokenizing, or else a fresh entry is allocated.
+func (s *scan) newEntry() *entry {
+	var e *entry
+	if len(s.slab) < cap(s.slab) {
+		s.slab = s.slab[:len(s.slab)+1]
+		e = &s.slab[len(s.slab)-1]
+		*e = entry{owners: e.owners[:0]}
+	} else {
+		e = &entry{}
+	}
+	for k := range e.first {
+		e.first[k] = never
+	}
+	return e
+}
+
+// mark records that e was observed as kind k at step, in product cur.
+func (e *entry) mark(k int, step int32, cur []byte) {
+	if e.first[k] == never {
+		e.first[k] = step
+	}
+	if k != kID && k != kTitle && len(cur) > 0 {
+		e.own(cur, step)
+	}
+}
+
+// markIn is mark for a datum at depth: without a known product it waits
+// for the enclosing object's product_id.
+func (s *scan) markIn(e *entry, k int, step int32, cur []byte, depth int) {
+	e.mark(k, step, cur)
+	if len(cur) == 0 && len(*s.pend) < maxPending {
+		*s.pend = append(*s.pend, pending{e: e, depth: depth})
+	}
+}
+
+func (e *entry) own(cur []byte, step int32) {
+	if len(e.owners) >= maxOwners {
+		return
+	}
+	for _, o := range e.owners {
+		if len(o.id) == len(cur) && strings.EqualFold(o.id, string(cur)) {
+			return
+		}
+	}
+	e.owners = append(e.owners, owner{id: lowerASCII(string(cur)), step: step})
+}
+
+// pending is a datum seen in an object whose product_id is not known
+// yet (keys may come in any order).
+type pending struct {
+	e     *entry
+	depth int
+}
+
+const maxPending = 64
+
+// lookup finds the think-token entry for the observed bytes b,
+// lowercased, without allocating.
+func (s *scan) lookup(m map[string]*entry, b []byte) *entry {
+	var buf [96]byte
+	if len(b) == 0 || len(b) > len(buf) {
+		return nil
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return m[string(buf[:len(b)])]
+}
+
+// observe reads one validator-written JSON result. Being written by the
+// validator it is valid JSON; the reader still never panics on anything.
+func (s *scan) observe(b []byte, step int32) {
+	const maxDepth = 64
+	var isObj [maxDepth + 1]bool
+	depth, attrAt, curAt := 0, -1, -1
+	var key, cur []byte
+	expectKey := false
+	s.pendBuf = s.pendBuf[:0]
+	pend := s.pendBuf
+	s.pend = &pend
+	defer func() { s.pendBuf = pend[:0] }()
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '{' || c == '[':
+			if depth < maxDepth {
+				depth++
+				isObj[depth] = c == '{'
+			}
+			if attrAt < 0 && (string(key) == "attributes" || string(key) == "sku_options") {
+				attrAt = depth
+			}
+			expectKey = c == '{'
+			i++
+		case c == '}' || c == ']':
+			if depth == attrAt {
+				attrAt = -1
+			}
+			if depth == curAt {
+				cur, curAt = nil, -1
+			}
+			for j := range pend {
+				pend[j].depth = min(pend[j].depth, depth-1)
+			}
+			if depth > 0 {
+				depth--
+			}
+			i++
+		case c == ',':
+			expectKey = isObj[depth]
+			i++
+		case c == ':':
+			expectKey = false
+			i++
+		case c == '"':
+			end := closingQuote(b, i)
+			if end < 0 {
+				return
+			}
+			str := b[i+1 : end]
+			i = end + 1
+			if expectKey {
+				key = str
+				continue
+			}
+			s.value(str, key, attrAt >= 0, step, &cur, &curAt, depth)
+		case c == '-' || (c >= '0' && c <= '9'):
+			end := i
+			for end < len(b) && (b[end] == '-' || b[end] == '+' || b[end] == '.' || b[end] == 'e' || b[end] == 'E' || (b[end] >= '0' && b[end] <= '9')) {
+				end++
+			}
+			num := b[i:end]
+			i = end
+			if attrAt >= 0 {
+				s.value(num, key, true, step, &cur, &curAt, depth)
+				continue
+			}
+			switch string(key) {
+			case "price":
+				if s.titleOK {
+					continue
+				}
+				if e := s.lookupPrice(num); e != nil {
+					s.markIn(e, kPrice, step, cur, depth)
+				}
+			case "product_id", "shop_id":
+				s.value(num, key, false, step, &cur, &curAt, depth)
+			}
+		default:
+			i++
+		}
+	}
+}
+
+// closingQuote is the index of the quote closing the string that opens
+// at b[open], or -1. (Scanning short strings inline instead of calling
+// the vectorised IndexByte measured slower.)
+func closingQuote(b []byte, open int) int {
+	end := open + 1
+	for end < len(b) {
+		j := bytes.IndexByte(b[end:], '"')
+		if j < 0 {
+			return -1
+		}
+		end += j
+		bs := 0
+		for k := end - 1; k > open && b[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return end
+		}
+		end++
+	}
+	return -1
+}
+
+// lookupPrice finds the price entry of the JSON number num.
+func (s *scan) lookupPrice(num []byte) *entry {
+	if len(s.prices) == 0 {
+		return nil
+	}
+	if e := s.prices[string(num)]; e != nil {
+		return e
+	}
+	canonical := num[0] != '0' || len(num) == 1 || num[1] == '.'
+	if bytes.ContainsAny(num, "eE+") || (bytes.IndexByte(num, '.') >= 0 && num[len(num)-1] == '0') {
+		canonical = false
+	}
+	if canonical {
+		return nil
+	}
+	n, ok := normNumber(string(num))
+	if !ok {
+		return nil
+	}
+	return s.prices[n]
+}
+
+// value handles one scalar value (string text or number) under key.
+func (s *scan) value(v, key []byte, attr bool, step int32, cur *[]byte, curAt *int, depth int) {
+	if s.titleOK {
+		if !attr && (string(key) == "title" || string(key) == "brand" || string(key) == "category") {
+			s.eachWord(v, func(w []byte) {
+				if e := s.lookup(s.words, w); e != nil && e.word {
+					e.mark(kTitle, step, nil)
+				}
+			})
+		}
+		return
+	}
+	switch {
+	case attr:
+		s.eachWord(v, func(w []byte) {
+			if e := s.lookup(s.words, w); e != nil && e.word {
+				s.markIn(e, kAttr, step, *cur, depth)
+			}
+		})
+	case string(key) == "product_id":
+		*cur, *curAt = v, depth
+		if e := s.lookup(s.words, v); e != nil {
+			e.mark(kID, step, nil)
+		}
+		pend := *s.pend
+		kept := pend[:0]
+		for _, p := range pend {
+			if p.depth >= depth {
+				p.e.own(v, step)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		*s.pend = kept
+	case string(key) == "shop_id":
+		if e := s.lookup(s.words, v); e != nil {
+			s.markIn(e, kShop, step, *cur, depth)
+		}
+	}
+}
+
+// eachWord calls fn with the ASCII alphanumeric words of v (non-ASCII
+// bytes separate words, so confusable letters never match ASCII ones).
+func (s *scan) eachWord(v []byte, fn func([]byte)) {
+	start := -1
+	for i := 0; i <= len(v); i++ {
+		alnum := i < len(v) && isAlnum(v[i])
+		if alnum && start < 0 {
+			start = i
+		}
+		if !alnum && start >= 0 {
+			if i-start >= 3 {
+				fn(v[start:i])
+			}
+			start = -1
+		}
+	}
+}
+
+func isAlnum(c byte) bool {
+	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}
+
+// step evaluates the gates of step i against the results of steps < i.
+func (s *scan) step(i int) (Gates, string) {
+	var g Gates
+	if i == 0 {
+		return g, "no earlier observation to refer to"
+	}
+	ts := s.toks[i]
+	var cited, referred string
+	for _, tk := range ts {
+		e := tk.word
+		switch {
+		case e.seenBefore(kID, i) || e.seenBefore(kShop, i) || (e.word && e.seenBefore(kAttr, i)):
+			if cited == "" {
+				cited = tk.text
+			}
+		case tk.price != nil && tk.price.seenBefore(kPrice, i):
+			if cited == "" {
+				cited = tk.text
+			}
+		case e.word && e.seenBefore(kTitle, i):
+			if referred == "" {
+				referred = tk.text
+			}
+		}
+	}
+	if cited == "" && referred == "" {
+		return g, "does not refer to any earlier tool result"
+	}
+	g.ReferredToResults = true
+	if cited == "" {
+		return g, "refers to results (" + clip(referred) + ") but cites no observed id, price, shop_id or attribute value"
+	}
+	g.CitedDatum = true
+	if a, b, ok := s.compares(ts, i); ok {
+		g.Compared = true
+		return g, "compares observed candidates " + clip(a) + " and " + clip(b) + " with a reason"
+	}
+	return g, "cites observed " + clip(cited) + " but compares no two observed candidates with a reason"
+}
+
+// compares reports whether one sentence of ts names two distinct product
+// ids observed before step i with a reason: a comparative or causal word
+// between the first and the last mention, or an observed price, shop_id
+// or attribute value of one of the named products.
+func (s *scan) compares(ts []tok, i int) (string, string, bool) {
+	for start := 0; start < len(ts); {
+		end := start
+		for end < len(ts) && ts[end].sentence == ts[start].sentence {
+			end++
+		}
+		sent := ts[start:end]
+		start = end
+		var ids []string
+		first, last := -1, -1
+		for j, tk := range sent {
+			if !tk.word.seenBefore(kID, i) {
+				continue
+			}
+			if first < 0 {
+				first = j
+			}
+			last = j
+			dup := false
+			for _, id := range ids {
+				dup = dup || id == tk.text
+			}
+			if !dup {
+				ids = append(ids, tk.text)
+			}
+		}
+		if len(ids) < 2 {
+			continue
+		}
+		for j := first + 1; j < last; j++ {
+			if isReasonWord(sent[j].text) {
+				return ids[0], ids[1], true
+			}
+		}
+		for _, tk := range sent {
+			for _, e := range []*entry{tk.word, tk.price} {
+				if e == nil || e.first[kID] < int32(i) {
+					continue
+				}
+				for _, o := range e.owners {
+					if o.step >= int32(i) {
+						continue
+					}
+					for _, id := range ids {
+						if o.id == id {
+							return ids[0], ids[1], true
+						}
+					}
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// isReasonWord: the word states a reason or a comparison. (A switch, not
+// a package-level map: no mutable globals.)
+func isReasonWord(w string) bool {
+	switch w {
+	case "because", "since", "than", "cheaper", "cheapest", "pricier", "costlier", "more", "less",
+		"better", "best", "worse", "while", "whereas", "but", "instead", "higher", "lower", "vs",
+		"versus", "prefer", "preferred", "unlike", "exceeds", "fits", "lacks", "only", "so",
+		"therefore", "beats", "matches", "fewer", "over", "under":
+		return true
+	}
+	return false
+}
+
+// isStopWord: never attribute or title evidence.
+func isStopWord(w string) bool {
+	switch w {
+	case "the", "and", "for", "with", "this", "that", "from", "you", "are", "not", "yes", "all",
+		"one", "any", "has", "have", "was", "were", "its", "new", "set", "pcs", "item", "product",
+		"products", "price", "shop", "result", "results", "score", "none":
+		return true
+	}
+	return false
+}
+
+// isWord: a token that may match an attribute or title word.
+func isWord(w string) bool {
+	if len(w) < 3 || isStopWord(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !isAlnum(w[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// priceNumber is normNumber for tokens that can be a cited price: at
+// least two digits and a value ≥ 1, so that "1.0" or "0.9" (scores)
+// never count as a price.
+func priceNumber(w string) (string, bool) {
+	if w == "" || w[0] < '0' || w[0] > '9' {
+		return "", false
+	}
+	digits := 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c != '.':
+			return "", false
+		}
+	}
+	f, err := strconv.ParseFloat(w, 64)
+	if err != nil || digits < 2 || f < 1 {
+		return "", false
+	}
+	if !strings.Contains(w, ".") && w[0] != '0' {
+		return w, true
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
+}
+
+// normNumber is the shortest decimal form of a plain number token.
+func normNumber(w string) (string, bool) {
+	if w == "" || !(w[0] == '-' || (w[0] >= '0' && w[0] <= '9')) {
+		return "", false
+	}
+	f, err := strconv.ParseFloat(w, 64)
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
+}
+
+// tokenize splits text into lowercased tokens: runs of ASCII letters and
+// digits, joined by '.', '_', '-' or '/' when those sit between two such
+// characters (so "49.5" and "sku_12" are single tokens). Sentences end at
+// '.', '!', '?', ';' or a line break. Any other character, including
+// non-ASCII letters, digits and invisible format characters, separates
+// tokens: a disguised id never equals an observed one.
+func tokenize(text string, fn func(w string, sentence int)) {
+	sentence := 0
+	start := -1
+	emit := func(end int) {
+		if start >= 0 {
+			fn(lowerASCII(text[start:end]), sentence)
+			start = -1
+		}
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			emit(i)
+			if r == '\u2028' || r == '\u2029' || r == '。' || unicode.Is(unicode.Zl, r) {
+				sentence++
+			}
+			i += n
+			continue
+		}
+		switch {
+		case isAlnum(c):
+			if start < 0 {
+				start = i
+			}
+		case (c == '.' || c == '_' || c == '-' || c == '/') && start >= 0 && i+1 < len(text) && isAlnum(text[i+1]):
+			// joins the token
+		default:
+			emit(i)
+			if c == '.' || c == '!' || c == '?' || c == ';' || c == '\n' || c == '\r' {
+				sentence++
+			}
+		}
+		i++
+	}
+	emit(len(text))
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

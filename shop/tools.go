@@ -281,11 +281,7 @@ func (t *Tools) findProduct(m argMap) Result {
 // AppendSearchItems writes find_product's result: a JSON array of
 // {product_id, shop_id, title, price, service, sold_count}.
 func AppendSearchItems(dst []byte, items []*Product) []byte {
-	dst = append(dst, '[')
-	for i, p := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	return appendObjects(dst, items, func(dst []byte, p *Product) []byte {
 		dst = append(dst, `{"product_id":`...)
 		dst = appendString(dst, p.ProductID)
 		dst = append(dst, `,"shop_id":`...)
@@ -298,19 +294,14 @@ func AppendSearchItems(dst []byte, items []*Product) []byte {
 		dst = appendServices(dst, p.Service)
 		dst = append(dst, `,"sold_count":`...)
 		dst = strconv.AppendInt(dst, p.SoldCount, 10)
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
+		return append(dst, '}')
+	})
 }
 
 // AppendProductInfo writes view_product_information's result: a JSON array
 // of {product_id, short_description, description, sku_options, attributes}.
 func AppendProductInfo(dst []byte, items []*Product) []byte {
-	dst = append(dst, '[')
-	for i, p := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	return appendObjects(dst, items, func(dst []byte, p *Product) []byte {
 		dst = append(dst, `{"product_id":`...)
 		dst = appendString(dst, p.ProductID)
 		dst = append(dst, `,"short_description":`...)
@@ -321,7 +312,18 @@ func AppendProductInfo(dst []byte, items []*Product) []byte {
 		dst = appendSKUs(dst, p.SKUOptions)
 		dst = append(dst, `,"attributes":`...)
 		dst = appendAttributes(dst, p.Attributes)
-		dst = append(dst, '}')
+		return append(dst, '}')
+	})
+}
+
+// appendObjects writes items as a JSON array, one object per item.
+func appendObjects(dst []byte, items []*Product, appendOne func([]byte, *Product) []byte) []byte {
+	dst = append(dst, '[')
+	for i, p := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendOne(dst, p)
 	}
 	return append(dst, ']')
 }

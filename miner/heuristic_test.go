@@ -15,9 +15,9 @@ import (
 
 	"arena/chain"
 	"arena/episode"
+	"arena/scoring"
 	"arena/shop"
 	"arena/shop/gen"
-	"arena/shop/index"
 	"arena/suite"
 )
 
@@ -261,15 +261,11 @@ func buildSkillSuite() (skillEnv, error) {
 
 // TestHeuristicSkill plays the heuristic agent at skill 1 and 0.2 on 300
 // easy problems from the suite generator, through a real Runner and Server
-// over loopback. The scoring package does not exist yet, so success is
-// measured by the suite's own rule check (the one its solver test uses):
-// every recommended item meets its item's constraints — title similar to
-// the target's (Jaccard of index terms ≥ 0.5), price bounds, services,
-// attributes, SKU options in one variant — in request order, all from one
-// shop for shop problems, and within the budget (with the voucher where it
-// applies) for voucher problems. Exact target hits are logged alongside:
-// easy problems have many products that meet every constraint, so the
-// exact target is mostly luck.
+// over loopback. Success is the real rule metrics' ASR (scoring.Rules with
+// the default lexical title matcher and the grounding check), as the
+// validator scores races. Exact target hits are logged alongside: easy
+// problems have many products that meet every constraint, so the exact
+// target is mostly luck.
 func TestHeuristicSkill(t *testing.T) {
 	env := skillSuite(t)
 	vkey, _ := crypto.GenerateKey()
@@ -311,9 +307,14 @@ func TestHeuristicSkill(t *testing.T) {
 				if slices.Equal(tr.Recommended, p.Targets) {
 					hits[p.Type]++
 				}
-				if err := checkAnswer(env.cat, p, tr.Recommended); err != nil {
+				m, err := ruleScore(env.cat, p, &tr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !m.Success {
 					if len(failures) < 8 {
-						failures = append(failures, fmt.Sprintf("%s %s: %v\n  query: %q", p.Type, p.ID, err, p.Query))
+						failures = append(failures, fmt.Sprintf("%s %s: rule %.2f shop %.0f budget %.0f %v\n  query: %q",
+							p.Type, p.ID, m.Rule, m.Shop, m.Budget, m.Reasons, p.Query))
 					}
 					continue
 				}
@@ -340,103 +341,19 @@ func TestHeuristicSkill(t *testing.T) {
 	}
 }
 
-// checkAnswer is the suite solver test's rule check (suite/solver_test.go),
-// restated here because test helpers are not exported: every item's
-// constraints, one shop for shop problems, the budget for voucher problems.
-func checkAnswer(cat *shop.Catalog, p *suite.Problem, answer []string) error {
-	if len(answer) != len(p.Reward.Items) {
-		return fmt.Errorf("%d answers for %d items", len(answer), len(p.Reward.Items))
-	}
-	shops := map[string]bool{}
-	total := 0.0
-	for i, id := range answer {
-		prod, ok := cat.Product(id)
-		if !ok {
-			return fmt.Errorf("unknown product %s", id)
-		}
-		want, _ := cat.Product(p.Reward.Items[i].ProductID)
-		if err := meets(&p.Reward.Items[i], prod, want); err != nil {
-			return fmt.Errorf("item %d: %s: %w", i+1, id, err)
-		}
-		shops[prod.ShopID] = true
-		total += prod.Price
-	}
-	if p.Type == suite.TypeShop && len(shops) != 1 {
-		return fmt.Errorf("answer spans %d shops", len(shops))
-	}
-	if p.Type == suite.TypeVoucher {
-		v := p.Voucher
-		if total > v.Budget {
-			after, applies := v.Apply(total)
-			if v.VoucherType == suite.VoucherShop && len(shops) != 1 || !applies || after > v.Budget+1e-9 {
-				return fmt.Errorf("total %g is over the budget %g after the voucher", total, v.Budget)
-			}
+// ruleScore scores a trajectory with the real rule metrics (lexical
+// titles, grounding against the trajectory's own observations), as the
+// validator does.
+func ruleScore(cat *shop.Catalog, p *suite.Problem, tr *episode.Trajectory) (scoring.Metrics, error) {
+	answers := make([]scoring.Answer, len(tr.Recommended))
+	for i, id := range tr.Recommended {
+		answers[i].ID = id
+		if prod, ok := cat.Product(id); ok {
+			answers[i].Product = prod
 		}
 	}
-	return nil
-}
-
-func meets(it *suite.Item, prod, target *shop.Product) error {
-	if target != nil && !titleSimilar(prod.Title, target.Title) {
-		return fmt.Errorf("title %q is not like %q", prod.Title, target.Title)
-	}
-	for _, b := range it.Price {
-		if !b.Contains(prod.Price) {
-			return fmt.Errorf("price %g outside %s", prod.Price, b.Filter())
-		}
-	}
-	for _, svc := range it.Service {
-		if sv, _ := shop.ParseService(svc); !prod.Service.Has(sv) {
-			return fmt.Errorf("lacks service %s", svc)
-		}
-	}
-	for _, a := range it.Attributes {
-		for k, vs := range a {
-			have, _ := prod.Attribute(k)
-			for _, v := range vs {
-				if !slices.Contains(have, v) {
-					return fmt.Errorf("lacks attribute %s=%s", k, v)
-				}
-			}
-		}
-	}
-	if len(it.SKUOptions) > 0 {
-		ok := false
-		for _, sku := range prod.SKUOptions {
-			all := true
-			for _, kv := range it.SKUOptions {
-				for k, v := range kv {
-					if got, _ := sku.Value(k); got != v {
-						all = false
-					}
-				}
-			}
-			ok = ok || all
-		}
-		if !ok {
-			return fmt.Errorf("no variant with %v", it.SKUOptions)
-		}
-	}
-	return nil
-}
-
-// titleSimilar is the lexical title check: Jaccard of index terms >= 0.5.
-func titleSimilar(a, b string) bool {
-	x, y := dedupe(index.Terms(a)), dedupe(index.Terms(b))
-	inter := 0
-	for _, w := range x {
-		if _, ok := slices.BinarySearch(y, w); ok {
-			inter++
-		}
-	}
-	union := len(x) + len(y) - inter
-	return union > 0 && float64(inter)/float64(union) >= 0.5
-}
-
-func dedupe(ws []string) []string {
-	ws = slices.Clone(ws)
-	slices.Sort(ws)
-	return slices.Compact(ws)
+	return scoring.Rules(context.Background(), scoring.Input{Problem: p, Answers: answers, Trajectory: tr,
+		Observed: scoring.ObservedIDs(tr)}, scoring.Options{})
 }
 
 // serve runs an episode server for agent on a loopback port until the

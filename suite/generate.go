@@ -535,7 +535,11 @@ func (g *Generator) findable(c *itemSpec, shopID string) bool {
 
 // item is c as ShoppingBench reward JSON.
 func (c *itemSpec) item() Item {
-	it := Item{ProductID: c.target.ProductID, Title: []string{c.target.Title}}
+	// The title constraint is the phrase the query states, not the target's
+	// whole title: any product whose title carries the phrase answers the
+	// query as asked, and scoring a full title would reward guessing the
+	// one hidden target among equally good products.
+	it := Item{ProductID: c.target.ProductID, Title: []string{c.phrase}}
 	for _, kv := range c.skus {
 		it.SKUOptions = append(it.SKUOptions, map[string]string{kv[0]: kv[1]})
 	}

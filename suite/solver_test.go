@@ -56,17 +56,17 @@ func (s *toolSolver) call(name string, args any, out any) error {
 	return json.Unmarshal(res.Output, out)
 }
 
-// titleSimilar is the lexical title check: Jaccard of index terms >= 0.5.
-func titleSimilar(a, b string) bool {
-	x, y := dedupe(index.Terms(a)), dedupe(index.Terms(b))
+// titleSimilar is the lexical title check: at least 80% of the phrase's
+// index terms occur in the title (scoring's Lexical matcher, restated).
+func titleSimilar(title, phrase string) bool {
+	t, p := dedupe(index.Terms(title)), dedupe(index.Terms(phrase))
 	inter := 0
-	for _, w := range x {
-		if _, ok := slices.BinarySearch(y, w); ok {
+	for _, w := range p {
+		if _, ok := slices.BinarySearch(t, w); ok {
 			inter++
 		}
 	}
-	union := len(x) + len(y) - inter
-	return union > 0 && float64(inter)/float64(union) >= 0.5
+	return len(p) == 0 || float64(inter)/float64(len(p)) >= 0.8
 }
 
 // constraintsMet checks an item's constraints against a search hit and
@@ -111,7 +111,11 @@ func constraintsMet(it *Item, h hit, in info) bool {
 
 // candidates searches for an item (optionally within one shop) and returns
 // the hits that meet its constraints.
-func (s *toolSolver) candidates(it *Item, shopID string, pages int) ([]hit, error) {
+//
+// A search stops at the first page with a match unless exhaustive is set:
+// same-shop problems need every shop that carries the first item, not the
+// first few.
+func (s *toolSolver) candidates(it *Item, shopID string, pages int, exhaustive bool) ([]hit, error) {
 	args := map[string]any{"q": strings.Join(append(slices.Clone(it.Title), itemWords(it)...), " ")}
 	if len(it.Price) > 0 {
 		args["price"] = it.Price[0].Filter()
@@ -150,7 +154,7 @@ func (s *toolSolver) candidates(it *Item, shopID string, pages int) ([]hit, erro
 				}
 			}
 		}
-		if len(out) > 0 || len(hits) < shop.PageSize {
+		if len(out) > 0 && !exhaustive || len(hits) < shop.PageSize {
 			break
 		}
 	}
@@ -180,8 +184,9 @@ func (s *toolSolver) solve(p *Problem) ([]hit, error) {
 		items[i] = it
 	}
 	cands := make([][]hit, len(items))
+	sameShop := p.Type == TypeShop || p.Voucher != nil && p.Voucher.VoucherType == VoucherShop
 	for i := range items {
-		c, err := s.candidates(&items[i], "", 2)
+		c, err := s.candidates(&items[i], "", shop.MaxPages, sameShop && i == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +275,17 @@ func (s *toolSolver) sameShop(items []Item, cands [][]hit, ok func([]hit) bool) 
 		}
 		return out
 	}
-	for _, sid := range shopsOf(cands[0]) {
+	// Shops that already carry candidates for more items are tried first,
+	// as a shopper would, so the in-shop searches go where they pay off.
+	shops := shopsOf(cands[0])
+	cover := map[string]int{}
+	for _, cs := range cands {
+		for _, sid := range shopsOf(cs) {
+			cover[sid]++
+		}
+	}
+	slices.SortStableFunc(shops, func(a, b string) int { return cover[b] - cover[a] })
+	for _, sid := range shops {
 		per := make([][]hit, len(items))
 		complete := true
 		for i := range items {
@@ -280,7 +295,7 @@ func (s *toolSolver) sameShop(items []Item, cands [][]hit, ok func([]hit) bool) 
 				}
 			}
 			if len(per[i]) == 0 {
-				found, err := s.candidates(&items[i], sid, 1)
+				found, err := s.candidates(&items[i], sid, 1, false)
 				if err != nil {
 					return nil
 				}

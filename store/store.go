@@ -165,7 +165,15 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 	}
 	if reg != nil {
 		var done []prometheus.Collector
-		for _, c := range []prometheus.Collector{s.gcRuns, s.gcRewrites} {
+		size := func(kind string, pick func(lsm, vlog int64) int64) prometheus.Collector {
+			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "arena_store_size_bytes", Help: "Badger's on-disk size, by kind (lsm, vlog), as Badger last measured it.",
+				ConstLabels: prometheus.Labels{"kind": kind},
+			}, func() float64 { return float64(pick(db.Size())) })
+		}
+		sizeLSM := size("lsm", func(lsm, _ int64) int64 { return lsm })
+		sizeVlog := size("vlog", func(_, vlog int64) int64 { return vlog })
+		for _, c := range []prometheus.Collector{s.gcRuns, s.gcRewrites, sizeLSM, sizeVlog} {
 			if err := reg.Register(c); err != nil {
 				for _, d := range done {
 					reg.Unregister(d)

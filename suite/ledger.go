@@ -514,48 +514,53 @@ func (l *Ledger) Draw(part Partition, k int, seed uint64) ([]Problem, error) {
 // miners at block. Hidden clusters become retired. Either every cluster is
 // recorded or, on any error (such as an unknown cluster), none is.
 func (l *Ledger) MarkExposed(clusters []string, miners []string, block uint64) error {
-	if block == 0 {
-		return errors.New("mark exposed: block must be positive")
-	}
-	err := l.st.Update(func(txn *badger.Txn) error {
-		for _, id := range dedupe(clusters) {
-			key := l.clusters.Key(store.String(id))
-			c, ok, err := l.clusters.Get(txn, key)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return fmt.Errorf("unknown cluster %q", id)
-			}
-			if c.FirstExposed == 0 || block < c.FirstExposed {
-				c.FirstExposed = block
-			}
-			merged := false
-			for i := range c.Exposures {
-				if c.Exposures[i].Block == block {
-					c.Exposures[i].Miners = dedupe(append(c.Exposures[i].Miners, miners...))
-					merged = true
-				}
-			}
-			if !merged {
-				c.Exposures = append(c.Exposures, Exposure{Block: block, Miners: dedupe(miners)})
-			}
-			if c.Partition == Hidden {
-				c.Partition = Retired
-			}
-			if err := l.clusters.Put(txn, key, c); err != nil {
-				return err
-			}
-			if err := l.pool.Delete(txn, l.pool.Key(store.String(id))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := l.st.Update(func(txn *badger.Txn) error { return l.MarkExposedTxn(txn, clusters, miners, block) })
 	if err != nil {
 		return fmt.Errorf("mark exposed: %w", err)
 	}
 	l.exposed.Add(float64(len(clusters)))
+	return nil
+}
+
+// MarkExposedTxn is MarkExposed inside the caller's transaction, so that a
+// race can record its problems and their exposure in one commit. It does
+// not count the exposures in the ledger's metrics.
+func (l *Ledger) MarkExposedTxn(txn *badger.Txn, clusters []string, miners []string, block uint64) error {
+	if block == 0 {
+		return errors.New("block must be positive")
+	}
+	for _, id := range dedupe(clusters) {
+		key := l.clusters.Key(store.String(id))
+		c, ok, err := l.clusters.Get(txn, key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("unknown cluster %q", id)
+		}
+		if c.FirstExposed == 0 || block < c.FirstExposed {
+			c.FirstExposed = block
+		}
+		merged := false
+		for i := range c.Exposures {
+			if c.Exposures[i].Block == block {
+				c.Exposures[i].Miners = dedupe(append(c.Exposures[i].Miners, miners...))
+				merged = true
+			}
+		}
+		if !merged {
+			c.Exposures = append(c.Exposures, Exposure{Block: block, Miners: dedupe(miners)})
+		}
+		if c.Partition == Hidden {
+			c.Partition = Retired
+		}
+		if err := l.clusters.Put(txn, key, c); err != nil {
+			return err
+		}
+		if err := l.pool.Delete(txn, l.pool.Key(store.String(id))); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -19,6 +19,70 @@ type Config struct {
 	Metrics  MetricsConfig  `yaml:"metrics"`
 	Devnet   DevnetConfig   `yaml:"devnet"`
 	LLM      LLMConfig      `yaml:"llm"`
+
+	Validator ValidatorConfig `yaml:"validator"`
+	Catalog   CatalogConfig   `yaml:"catalog"`
+	Episode   EpisodeConfig   `yaml:"episode"`
+	Race      RaceConfig      `yaml:"race"`
+	Weights   WeightsConfig   `yaml:"weights"`
+	Judge     JudgeConfig     `yaml:"judge"`
+}
+
+// ValidatorConfig sets the daemon's schedule and suite sizes, in blocks
+// and problems.
+type ValidatorConfig struct {
+	SyncEveryBlocks       uint64 `yaml:"sync_every_blocks" help:"refresh the metagraph and hyperparameters every this many blocks"`
+	RaceEveryBlocks       uint64 `yaml:"race_every_blocks" help:"a race window opens every this many blocks"`
+	WeightsEveryBlocks    uint64 `yaml:"weights_every_blocks" help:"set weights at most every this many blocks (and never faster than the chain's rate limit)"`
+	QualifyingProblems    int    `yaml:"qualifying_problems" help:"public problems each new or changed miner runs to qualify"`
+	RaceProblems          int    `yaml:"race_problems" help:"hidden problems (one per fresh leak cluster) in each race"`
+	QualifyingConcurrency int    `yaml:"qualifying_concurrency" help:"miners qualifying at the same time"`
+	PublicProblems        int    `yaml:"public_problems" help:"size of the generated public (qualifying) set"`
+	HiddenMinClusters     int    `yaml:"hidden_min_clusters" help:"refill the hidden pool from the generator when fewer never-exposed clusters remain"`
+	SuiteSeed             uint64 `yaml:"suite_seed" help:"seed of the problem generator (0: random at first start, then persisted by the suite)"`
+	AllowPrivateAxons     bool   `yaml:"allow_private_axons" help:"dial miners on loopback and private addresses (devnet only; off in production)"`
+}
+
+// CatalogConfig says where the shop's products come from.
+type CatalogConfig struct {
+	File     string `yaml:"file" help:"catalog file (JSONL or JSON array of products); empty generates one"`
+	Products int    `yaml:"products" help:"products to generate when catalog.file is empty"`
+	Seed     uint64 `yaml:"seed" help:"seed of the generated catalog (every validator with the same seed gets the same shop)"`
+}
+
+// EpisodeConfig bounds what one miner may cost the validator.
+type EpisodeConfig struct {
+	MaxFrameBytes         int      `yaml:"max_frame_bytes" help:"largest websocket frame accepted from a miner"`
+	MaxThinkBytes         int      `yaml:"max_think_bytes" help:"longest think text in one step"`
+	MaxToolCalls          int      `yaml:"max_tool_calls" help:"tool calls allowed in one step"`
+	MaxSteps              int      `yaml:"max_steps" help:"steps allowed in one episode"`
+	StepTimeout           Duration `yaml:"step_timeout" help:"a miner's time for one step"`
+	EpisodeTimeout        Duration `yaml:"episode_timeout" help:"bound on a whole episode"`
+	MaxConcurrentEpisodes int      `yaml:"max_concurrent_episodes" help:"episodes in flight on one miner's connection"`
+}
+
+// RaceConfig holds the race's parameters (scoring/race.Params).
+type RaceConfig struct {
+	Floor       float64 `yaml:"floor" help:"absolute minimum qualifying score, in [0,1]"`
+	RatioStart  float64 `yaml:"ratio_start" help:"share of the leader's qualifying score needed to qualify when a reign starts"`
+	RatioFloor  float64 `yaml:"ratio_floor" help:"share the qualifying ratio decays to as the reign ages (<= ratio_start)"`
+	DecayBlocks uint64  `yaml:"decay_blocks" help:"blocks of reign over which the ratio decays"`
+	Margin      float64 `yaml:"margin" help:"a challenger must beat the incumbent's race score by more than this"`
+}
+
+// WeightsConfig is the deterministic weights policy (scoring/weights.Policy).
+type WeightsConfig struct {
+	Policy       string  `yaml:"policy" help:"winner_take_all or taper"`
+	TopShare     float64 `yaml:"top_share" help:"taper: share of rank 1"`
+	TailShare    float64 `yaml:"tail_share" help:"taper: share split by ranks 2..K"`
+	BurnFraction float64 `yaml:"burn_fraction" help:"fraction given to burn_uid before the policy splits the rest"`
+	BurnUID      uint16  `yaml:"burn_uid" help:"uid receiving the burn, the taper's remainder and everything before the first race"`
+}
+
+// JudgeConfig selects the reasoning judge.
+type JudgeConfig struct {
+	Kind   string `yaml:"kind" help:"grounding (deterministic, default) or llm (uses llm.base_url and judge.models)"`
+	Models string `yaml:"models" help:"llm judge: comma-separated models in fallback order"`
 }
 
 // LogConfig selects the log level and output format.
@@ -109,6 +173,29 @@ func Default() Config {
 			Keystore:   "./arena-devnet",
 		},
 		LLM: LLMConfig{Timeout: Duration{50 * time.Second}},
+		Validator: ValidatorConfig{
+			SyncEveryBlocks:       10,
+			RaceEveryBlocks:       360,
+			WeightsEveryBlocks:    100,
+			QualifyingProblems:    20,
+			RaceProblems:          10,
+			QualifyingConcurrency: 4,
+			PublicProblems:        200,
+			HiddenMinClusters:     100,
+		},
+		Catalog: CatalogConfig{Products: 100_000, Seed: 1},
+		Episode: EpisodeConfig{
+			MaxFrameBytes:         256 << 10,
+			MaxThinkBytes:         16 << 10,
+			MaxToolCalls:          8,
+			MaxSteps:              30,
+			StepTimeout:           Duration{60 * time.Second},
+			EpisodeTimeout:        Duration{300 * time.Second},
+			MaxConcurrentEpisodes: 4,
+		},
+		Race:    RaceConfig{Floor: 0.2, RatioStart: 1.0, RatioFloor: 0.95, DecayBlocks: 7200, Margin: 0.02},
+		Weights: WeightsConfig{Policy: "winner_take_all", TopShare: 0.7, TailShare: 0.3},
+		Judge:   JudgeConfig{Kind: "grounding"},
 	}
 }
 

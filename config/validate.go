@@ -91,10 +91,84 @@ func (c *Config) Validate() error {
 	}
 	v.positive("llm.timeout", c.LLM.Timeout)
 
+	vc := c.Validator
+	v.positiveUint("validator.sync_every_blocks", vc.SyncEveryBlocks)
+	v.positiveUint("validator.race_every_blocks", vc.RaceEveryBlocks)
+	v.positiveUint("validator.weights_every_blocks", vc.WeightsEveryBlocks)
+	v.atLeast("validator.qualifying_problems", vc.QualifyingProblems, 1)
+	v.atLeast("validator.race_problems", vc.RaceProblems, 1)
+	v.atLeast("validator.qualifying_concurrency", vc.QualifyingConcurrency, 1)
+	v.atLeast("validator.public_problems", vc.PublicProblems, vc.QualifyingProblems)
+	v.atLeast("validator.hidden_min_clusters", vc.HiddenMinClusters, vc.RaceProblems)
+
+	if c.Catalog.File == "" {
+		v.atLeast("catalog.products", c.Catalog.Products, 100)
+	}
+
+	e := c.Episode
+	v.atLeast("episode.max_frame_bytes", e.MaxFrameBytes, 4096)
+	v.atLeast("episode.max_think_bytes", e.MaxThinkBytes, 1)
+	v.atLeast("episode.max_tool_calls", e.MaxToolCalls, 1)
+	v.atLeast("episode.max_steps", e.MaxSteps, 1)
+	v.positive("episode.step_timeout", e.StepTimeout)
+	v.positive("episode.episode_timeout", e.EpisodeTimeout)
+	v.atLeast("episode.max_concurrent_episodes", e.MaxConcurrentEpisodes, 1)
+
+	r := c.Race
+	v.unit("race.floor", r.Floor)
+	v.unit("race.ratio_start", r.RatioStart)
+	v.unit("race.ratio_floor", r.RatioFloor)
+	v.unit("race.margin", r.Margin)
+	if r.RatioFloor > r.RatioStart {
+		v.bad("race.ratio_floor", fmtFloat(r.RatioFloor), "must not exceed race.ratio_start ("+fmtFloat(r.RatioStart)+")")
+	}
+
+	w := c.Weights
+	if !slices.Contains(weightPolicies, w.Policy) {
+		v.bad("weights.policy", w.Policy, "must be one of "+orList(weightPolicies))
+	}
+	v.unit("weights.top_share", w.TopShare)
+	v.unit("weights.tail_share", w.TailShare)
+	v.unit("weights.burn_fraction", w.BurnFraction)
+	if w.TopShare+w.TailShare > 1+1e-9 {
+		v.problem("weights.top_share + weights.tail_share", fmt.Sprintf("%s + %s exceeds 1", fmtFloat(w.TopShare), fmtFloat(w.TailShare)))
+	}
+
+	switch c.Judge.Kind {
+	case "grounding":
+	case "llm":
+		if c.LLM.BaseURL == "" {
+			v.problem("llm.base_url", "must be set when judge.kind is llm")
+		}
+		if strings.Trim(c.Judge.Models, ", ") == "" {
+			v.problem("judge.models", "must name at least one model when judge.kind is llm")
+		}
+	default:
+		v.bad("judge.kind", c.Judge.Kind, "must be grounding or llm")
+	}
+
 	return errors.Join(v.errs...)
 }
 
+// weightPolicies mirror scoring/weights' kinds.
+var weightPolicies = []string{"winner_take_all", "taper"}
+
 type validator struct{ errs []error }
+
+func (v *validator) atLeast(key string, n, lowest int) {
+	if n < lowest {
+		v.bad(key, strconv.Itoa(n), fmt.Sprintf("must be at least %d", lowest))
+	}
+}
+
+// unit checks a share or score in [0, 1].
+func (v *validator) unit(key string, f float64) {
+	if !(f >= 0 && f <= 1) {
+		v.bad(key, fmtFloat(f), "must be between 0 and 1")
+	}
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // bad records `key "value": msg`.
 func (v *validator) bad(key, value, msg string) {

@@ -53,6 +53,23 @@ func ObservedAmong(t *episode.Trajectory, ids []string) map[string]bool {
 	return seen
 }
 
+// MarkObserved is ObservedAmong for one tool result: it sets seen[j]
+// for every ids[j] that is a "product_id" value in result (read as
+// ObservedIDs reads it). Over every successful result of a trajectory
+// (see ObservedAmong for which results count) the ids marked are exactly
+// those in ObservedAmong's set. It lets a caller that already reads each
+// result build the grounding set in the same pass (judge.EvaluateBatch).
+// seen must be at least as long as ids.
+func MarkObserved(result []byte, ids []string, seen []bool) {
+	scanIDs(result, func(id []byte) {
+		for j, want := range ids {
+			if string(id) == want {
+				seen[j] = true
+			}
+		}
+	})
+}
+
 // eachResult calls fn with every successful tool result of t.
 func eachResult(t *episode.Trajectory, fn func([]byte)) {
 	if t == nil {

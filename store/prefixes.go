@@ -32,16 +32,17 @@ const (
 	PrefixSuitePool     byte = 0x44 // never-exposed hidden cluster ids: the race pool
 
 	// Validator keyspaces (package validator/records).
-	PrefixEpisodes    byte = 0x50 // episode id -> stored trajectory
-	PrefixVerdicts    byte = 0x51 // episode id -> rule metrics, judge verdict, final
-	PrefixByProblem   byte = 0x52 // problem id, episode id -> ()
-	PrefixByMiner     byte = 0x53 // uid, episode id -> ()
-	PrefixByRace      byte = 0x54 // race id, episode id -> ()
-	PrefixRaceState   byte = 0x55 // singleton: race state machine and scheduler cursor
-	PrefixRaces       byte = 0x56 // race id -> race record (history)
-	PrefixSubmissions byte = 0x57 // weights window -> submission
-	PrefixChainCursor byte = 0x58 // singleton: last processed head
-	PrefixMiners      byte = 0x59 // uid -> miner record
+	PrefixEpisodes      byte = 0x50 // episode id -> stored trajectory
+	PrefixVerdicts      byte = 0x51 // episode id -> rule metrics, judge verdict, final
+	PrefixByProblem     byte = 0x52 // problem id, episode id -> ()
+	PrefixByMiner       byte = 0x53 // uid, episode id -> ()
+	PrefixByRace        byte = 0x54 // race id, episode id -> ()
+	PrefixRaceState     byte = 0x55 // singleton: race state machine and scheduler cursor
+	PrefixRaces         byte = 0x56 // race id -> race record (history)
+	PrefixSubmissions   byte = 0x57 // weights window -> submission
+	PrefixChainCursor   byte = 0x58 // singleton: last processed head
+	PrefixMiners        byte = 0x59 // uid -> miner record
+	PrefixValidatorMeta byte = 0x5A // singleton: suite seed and other start-up facts
 )
 
 // prefixNames names every allocated prefix, reserved ones included, so a
@@ -57,16 +58,17 @@ var prefixNames = map[byte]string{
 	PrefixSuiteMeta:     "suite-meta",
 	PrefixSuitePool:     "suite-pool",
 
-	PrefixEpisodes:    "episodes",
-	PrefixVerdicts:    "verdicts",
-	PrefixByProblem:   "episodes-by-problem",
-	PrefixByMiner:     "episodes-by-miner",
-	PrefixByRace:      "episodes-by-race",
-	PrefixRaceState:   "race-state",
-	PrefixRaces:       "races",
-	PrefixSubmissions: "weight-submissions",
-	PrefixChainCursor: "chain-cursor",
-	PrefixMiners:      "miners",
+	PrefixEpisodes:      "episodes",
+	PrefixVerdicts:      "verdicts",
+	PrefixByProblem:     "episodes-by-problem",
+	PrefixByMiner:       "episodes-by-miner",
+	PrefixByRace:        "episodes-by-race",
+	PrefixRaceState:     "race-state",
+	PrefixRaces:         "races",
+	PrefixSubmissions:   "weight-submissions",
+	PrefixChainCursor:   "chain-cursor",
+	PrefixMiners:        "miners",
+	PrefixValidatorMeta: "validator-meta",
 }
 
 // reservedPrefix reports whether p may not be used by a Keyspace.

@@ -95,14 +95,11 @@ func synthCases(tb testing.TB, n, steps int) []Case {
 // functions called one by one.
 func oneByOne(ctx context.Context, g *Grounding, c Case, opt scoring.Options) Evaluation {
 	var ev Evaluation
-	var observed map[string]bool
-	if c.Trajectory != nil {
-		ids := make([]string, len(c.Answers))
-		for j, a := range c.Answers {
-			ids[j] = a.ID
-		}
-		observed = scoring.ObservedAmong(c.Trajectory, ids)
+	ids := make([]string, len(c.Answers))
+	for j, a := range c.Answers {
+		ids[j] = a.ID
 	}
+	observed := scoring.ObservedAmong(c.Trajectory, ids)
 	ev.Metrics, ev.Err = scoring.Rules(ctx, scoring.Input{Problem: c.Problem, Answers: c.Answers, Trajectory: c.Trajectory, Observed: observed}, opt)
 	ev.Verdict, _ = g.Judge(ctx, c.Trajectory)
 	if ev.Err == nil {

@@ -39,19 +39,30 @@ func (g *Grounding) Judge(_ context.Context, t *episode.Trajectory) (Verdict, er
 
 // Score is Judge without the context: the verdict of t.
 func (g *Grounding) Score(t *episode.Trajectory) Verdict {
-	v := Verdict{Judge: NameGrounding}
 	if t == nil {
-		v.Score = Ladder(v.Gates)
-		return v
+		return Verdict{Judge: NameGrounding, Score: Ladder(Gates{})}
 	}
+	s := g.getScan()
+	defer g.putScan(s)
+	return s.verdict(t)
+}
+
+func (g *Grounding) getScan() *scan {
 	s, _ := g.scans.Get().(*scan)
 	if s == nil {
-		s = &scan{query: map[string]bool{}, queryNum: map[string]bool{}, words: map[string]*entry{}, prices: map[string]*entry{}}
+		s = &scan{query: map[string]bool{}, queryNum: map[string]bool{}, }
 	}
-	defer func() {
-		s.t = nil // do not keep the trajectory alive in the pool
-		g.scans.Put(s)
-	}()
+	return s
+}
+
+func (g *Grounding) putScan(s *scan) {
+	s.t, s.ground = nil, nil // do not keep the trajectory alive in the pool
+	g.scans.Put(s)
+}
+
+// verdict is the verdict of the non-nil t.
+func (s *scan) verdict(t *episode.Trajectory) Verdict {
+	v := Verdict{Judge: NameGrounding}
 	s.init(t)
 	v.PerStep = make([]StepScore, len(t.Steps))
 	for i := range t.Steps {
@@ -85,6 +96,7 @@ type owner struct {
 
 // entry is what the observations said about one think token.
 type entry struct {
+	text   string        // the token, for entries in scan.words
 	first  [nKinds]int32 // the first step whose results held it, per kind; never if none
 	word   bool          // eligible as an attribute or title word
 	price  *entry        // for a word entry: its number's entry in scan.prices, if any
@@ -111,13 +123,13 @@ type scan struct {
 	queryNum map[string]bool // normalised numbers of the query
 	slab     []entry
 	all      []tok
-	words    map[string]*entry
-	prices   map[string]*entry
+	words    table // think tokens
+	prices   table // normalised numbers of the think's price tokens
 	toks     [][]tok
-	pend     *[]pending // of the result being read
-	pendBuf  []pending
-	titleOK  bool // the title pass is on: some step cites nothing but has words
-	hasWord  bool // some think token is an eligible word
+	pend     []pending  // of the result being read
+	ground   *grounding // the batch's grounding set, read in the same pass; nil outside EvaluateBatch
+	titleOK  bool       // the title pass is on: some step cites nothing but has words
+	hasWord  bool       // some think token is an eligible word
 }
 
 const maxOwners = 16
@@ -127,8 +139,8 @@ func (s *scan) init(t *episode.Trajectory) {
 	s.titleOK, s.hasWord = false, false
 	clear(s.query)
 	clear(s.queryNum)
-	clear(s.words)
-	clear(s.prices)
+	s.words.reset()
+	s.prices.reset()
 	s.slab = s.slab[:0]
 	tokenize(t.Query, func(w string, _ int) {
 		s.query[w] = true
@@ -143,31 +155,13 @@ func (s *scan) init(t *episode.Trajectory) {
 	}
 	s.slab = slices.Grow(s.slab, size)
 	all := slices.Grow(s.all[:0], size)
-	defer func() { s.all = all }()
 	for i := range t.Steps {
 		from := len(all)
-		tokenize(t.Steps[i].Think, func(w string, sentence int) {
-			e := s.words[w]
-			if e == nil {
-				e = s.newEntry()
-				e.word = isWord(w) && !s.query[w]
-				s.hasWord = s.hasWord || e.word
-				s.words[w] = e
-				if n, ok := priceNumber(w); ok && !s.queryNum[n] {
-					p := s.prices[n]
-					if p == nil {
-						p = s.newEntry()
-						s.prices[n] = p
-					}
-					e.price = p
-				}
-			}
-			tk := tok{text: w, sentence: sentence, word: e, price: e.price}
-			all = append(all, tk)
-		})
+		all = s.tokenizeThink(t.Steps[i].Think, all)
 		s.toks[i] = all[from:len(all):len(all)]
 	}
-	if len(s.words) == 0 {
+	s.all = all
+	if s.words.len() == 0 {
 		return
 	}
 	s.observeAll()
@@ -186,17 +180,114 @@ func (s *scan) init(t *episode.Trajectory) {
 	}
 }
 
+// tokenizeThink appends the tokens of a think to all, with their
+// entries in s.words (created on first sight). It is tokenize with the
+// lookup inlined: a token is lowercased into a stack buffer and looked up
+// without allocating; only a new token's text is kept.
+func (s *scan) tokenizeThink(text string, all []tok) []tok {
+	sentence := 0
+	start := -1
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if start >= 0 {
+				all = s.addTok(all, text[start:i], sentence)
+				start = -1
+			}
+			if r == '\u2028' || r == '\u2029' || r == '。' || unicode.Is(unicode.Zl, r) {
+				sentence++
+			}
+			i += n
+			continue
+		}
+		if isAlnum(c) {
+			if start < 0 {
+				start = i
+			}
+			i++
+			continue
+		}
+		if (c == '.' || c == '_' || c == '-' || c == '/') && start >= 0 && i+1 < len(text) && isAlnum(text[i+1]) {
+			i++ // joins the token
+			continue
+		}
+		if start >= 0 {
+			all = s.addTok(all, text[start:i], sentence)
+			start = -1
+		}
+		if c == '.' || c == '!' || c == '?' || c == ';' || c == '\n' || c == '\r' {
+			sentence++
+		}
+		i++
+	}
+	if start >= 0 {
+		all = s.addTok(all, text[start:], sentence)
+	}
+	return all
+}
+
+// addTok appends the token w (not yet lowercased) of the given sentence.
+func (s *scan) addTok(all []tok, w string, sentence int) []tok {
+	var buf [maxLookup]byte
+	b := keyBytes(w, &buf)
+	h := hashFold(b)
+	e := s.words.find(b, h)
+	if e == nil {
+		e = s.addWord(lowerASCII(w))
+	}
+	return append(all, tok{text: e.text, sentence: sentence, word: e, price: e.price})
+}
+
+// addWord creates the entry of a think token seen for the first time.
+func (s *scan) addWord(w string) *entry {
+	e := s.newEntry()
+	e.text = w
+	e.word = isWord(w) && !s.query[w]
+	s.hasWord = s.hasWord || e.word
+	s.words.put(w, e)
+	if n, ok := priceNumber(w); ok && !s.queryNum[n] {
+		p := s.prices.getString(n)
+		if p == nil {
+			p = s.newEntry()
+			s.prices.put(n, p)
+		}
+		e.price = p
+	}
+	return e
+}
+
 // observeAll reads every successful result but the last step's, which no
-// think can cite.
+// think can cite. In EvaluateBatch's first pass it also builds the
+// grounding set from every result, the last step's included, while each
+// result is in cache.
 func (s *scan) observeAll() {
 	t := s.t
+	gr := s.ground
+	if gr != nil && (gr.done || s.titleOK) {
+		gr = nil
+	}
 	for i := 0; i+1 < len(t.Steps); i++ {
 		for _, r := range t.Steps[i].Results {
 			if r.Error != nil || len(r.Result) == 0 {
 				continue
 			}
 			s.observe(r.Result, int32(i))
+			if gr != nil {
+				gr.read(r.Result)
+			}
 		}
+	}
+	if gr != nil {
+		if n := len(t.Steps); n > 0 {
+			for _, r := range t.Steps[n-1].Results {
+				if r.Error != nil || len(r.Result) == 0 {
+					continue
+				}
+				gr.read(r.Result)
+			}
+		}
+		gr.done = true
 	}
 }
 
@@ -243,8 +334,8 @@ func (e *entry) mark(k int, step int32, cur []byte) {
 // for the enclosing object's product_id.
 func (s *scan) markIn(e *entry, k int, step int32, cur []byte, depth int) {
 	e.mark(k, step, cur)
-	if len(cur) == 0 && len(*s.pend) < maxPending {
-		*s.pend = append(*s.pend, pending{e: e, depth: depth})
+	if len(cur) == 0 && len(s.pend) < maxPending {
+		s.pend = append(s.pend, pending{e: e, depth: depth})
 	}
 }
 
@@ -269,105 +360,159 @@ type pending struct {
 
 const maxPending = 64
 
-// lookup finds the think-token entry for the observed bytes b,
-// lowercased, without allocating.
-func (s *scan) lookup(m map[string]*entry, b []byte) *entry {
-	var buf [96]byte
-	if len(b) == 0 || len(b) > len(buf) {
-		return nil
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+// Kinds of keys the reader acts on, classified once per key.
+const (
+	keyOther     = iota
+	keyProductID // product_id
+	keyShopID    // shop_id
+	keyPrice     // price
+	keyAttrs     // attributes or sku_options: every value below is an attribute value
+	keyTitle     // title, brand or category
+)
+
+func keyKind(k []byte) uint8 {
+	switch len(k) {
+	case 5:
+		switch string(k) {
+		case "price":
+			return keyPrice
+		case "title", "brand":
+			return keyTitle
 		}
-		buf[i] = c
+	case 7:
+		if string(k) == "shop_id" {
+			return keyShopID
+		}
+	case 8:
+		if string(k) == "category" {
+			return keyTitle
+		}
+	case 10:
+		switch string(k) {
+		case "product_id":
+			return keyProductID
+		case "attributes":
+			return keyAttrs
+		}
+	case 11:
+		if string(k) == "sku_options" {
+			return keyAttrs
+		}
 	}
-	return m[string(buf[:len(b)])]
+	return keyOther
 }
 
 // observe reads one validator-written JSON result. Being written by the
 // validator it is valid JSON; the reader still never panics on anything.
+//
+// It walks the structure byte by byte outside strings and jumps over
+// every string with a vectorised search for its closing quote; keys are
+// classified once, and values under keys it does not act on are skipped
+// without a call.
 func (s *scan) observe(b []byte, step int32) {
 	const maxDepth = 64
 	var isObj [maxDepth + 1]bool
 	depth, attrAt, curAt := 0, -1, -1
-	var key, cur []byte
+	var cur []byte
+	var kk uint8 = keyOther // kind of the last key read
 	expectKey := false
-	s.pendBuf = s.pendBuf[:0]
-	pend := s.pendBuf
-	s.pend = &pend
-	defer func() { s.pendBuf = pend[:0] }()
+	titleOK := s.titleOK
+	s.pend = s.pend[:0]
 	for i := 0; i < len(b); {
 		c := b[i]
-		switch {
-		case c == '{' || c == '[':
+		switch c {
+		case '"':
+			j := bytes.IndexByte(b[i+1:], '"')
+			if j < 0 {
+				return
+			}
+			end := i + 1 + j
+			if b[end-1] == '\\' {
+				if end = closingQuote(b, i); end < 0 {
+					return
+				}
+			}
+			str := b[i+1 : end]
+			i = end + 1
+			if expectKey {
+				kk = keyKind(str)
+				continue
+			}
+			if titleOK {
+				if attrAt < 0 && kk == keyTitle {
+					s.titleWords(str, step)
+				}
+				continue
+			}
+			if attrAt >= 0 || kk == keyProductID || kk == keyShopID {
+				s.value(str, kk, attrAt >= 0, step, &cur, &curAt, depth)
+			}
+		case ':':
+			expectKey = false
+			i++
+		case ',':
+			expectKey = isObj[depth]
+			i++
+		case '{', '[':
 			if depth < maxDepth {
 				depth++
 				isObj[depth] = c == '{'
 			}
-			if attrAt < 0 && (string(key) == "attributes" || string(key) == "sku_options") {
+			if attrAt < 0 && kk == keyAttrs {
 				attrAt = depth
 			}
 			expectKey = c == '{'
 			i++
-		case c == '}' || c == ']':
+		case '}', ']':
 			if depth == attrAt {
 				attrAt = -1
 			}
 			if depth == curAt {
 				cur, curAt = nil, -1
 			}
-			for j := range pend {
-				pend[j].depth = min(pend[j].depth, depth-1)
+			for j := range s.pend {
+				s.pend[j].depth = min(s.pend[j].depth, depth-1)
 			}
 			if depth > 0 {
 				depth--
 			}
 			i++
-		case c == ',':
-			expectKey = isObj[depth]
-			i++
-		case c == ':':
-			expectKey = false
-			i++
-		case c == '"':
-			end := closingQuote(b, i)
-			if end < 0 {
-				return
-			}
-			str := b[i+1 : end]
-			i = end + 1
-			if expectKey {
-				key = str
-				continue
-			}
-			s.value(str, key, attrAt >= 0, step, &cur, &curAt, depth)
-		case c == '-' || (c >= '0' && c <= '9'):
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			end := i
 			for end < len(b) && (b[end] == '-' || b[end] == '+' || b[end] == '.' || b[end] == 'e' || b[end] == 'E' || (b[end] >= '0' && b[end] <= '9')) {
 				end++
 			}
 			num := b[i:end]
 			i = end
+			if titleOK {
+				continue // numbers are never title words
+			}
 			if attrAt >= 0 {
-				s.value(num, key, true, step, &cur, &curAt, depth)
+				s.value(num, kk, true, step, &cur, &curAt, depth)
 				continue
 			}
-			switch string(key) {
-			case "price":
-				if s.titleOK {
-					continue
-				}
+			switch kk {
+			case keyPrice:
 				if e := s.lookupPrice(num); e != nil {
 					s.markIn(e, kPrice, step, cur, depth)
 				}
-			case "product_id", "shop_id":
-				s.value(num, key, false, step, &cur, &curAt, depth)
+			case keyProductID, keyShopID:
+				s.value(num, kk, false, step, &cur, &curAt, depth)
 			}
 		default:
 			i++
 		}
 	}
+}
+
+// titleWords marks the think words among the words of a title, brand or
+// category value (the title pass).
+func (s *scan) titleWords(v []byte, step int32) {
+	s.eachWord(v, func(w []byte) {
+		if e := s.words.get(w); e != nil && e.word {
+			e.mark(kTitle, step, nil)
+		}
+	})
 }
 
 // closingQuote is the index of the quote closing the string that opens
@@ -395,10 +540,10 @@ func closingQuote(b []byte, open int) int {
 
 // lookupPrice finds the price entry of the JSON number num.
 func (s *scan) lookupPrice(num []byte) *entry {
-	if len(s.prices) == 0 {
+	if s.prices.len() == 0 {
 		return nil
 	}
-	if e := s.prices[string(num)]; e != nil {
+	if e := s.prices.get(num); e != nil {
 		return e
 	}
 	canonical := num[0] != '0' || len(num) == 1 || num[1] == '.'
@@ -412,45 +557,35 @@ func (s *scan) lookupPrice(num []byte) *entry {
 	if !ok {
 		return nil
 	}
-	return s.prices[n]
+	return s.prices.getString(n)
 }
 
-// value handles one scalar value (string text or number) under key.
-func (s *scan) value(v, key []byte, attr bool, step int32, cur *[]byte, curAt *int, depth int) {
-	if s.titleOK {
-		if !attr && (string(key) == "title" || string(key) == "brand" || string(key) == "category") {
-			s.eachWord(v, func(w []byte) {
-				if e := s.lookup(s.words, w); e != nil && e.word {
-					e.mark(kTitle, step, nil)
-				}
-			})
-		}
-		return
-	}
+// value handles one scalar value (string text or number) under a key of
+// kind kk, outside the title pass.
+func (s *scan) value(v []byte, kk uint8, attr bool, step int32, cur *[]byte, curAt *int, depth int) {
 	switch {
 	case attr:
 		s.eachWord(v, func(w []byte) {
-			if e := s.lookup(s.words, w); e != nil && e.word {
+			if e := s.words.get(w); e != nil && e.word {
 				s.markIn(e, kAttr, step, *cur, depth)
 			}
 		})
-	case string(key) == "product_id":
+	case kk == keyProductID:
 		*cur, *curAt = v, depth
-		if e := s.lookup(s.words, v); e != nil {
+		if e := s.words.get(v); e != nil {
 			e.mark(kID, step, nil)
 		}
-		pend := *s.pend
-		kept := pend[:0]
-		for _, p := range pend {
+		kept := s.pend[:0]
+		for _, p := range s.pend {
 			if p.depth >= depth {
 				p.e.own(v, step)
 			} else {
 				kept = append(kept, p)
 			}
 		}
-		*s.pend = kept
-	case string(key) == "shop_id":
-		if e := s.lookup(s.words, v); e != nil {
+		s.pend = kept
+	case kk == keyShopID:
+		if e := s.words.get(v); e != nil {
 			s.markIn(e, kShop, step, *cur, depth)
 		}
 	}

@@ -185,6 +185,13 @@ type Records struct {
 	Submissions store.Keyspace[Submission]
 	Cursor      store.Keyspace[Cursor]
 	Miners      store.Keyspace[Miner]
+	Meta        store.Keyspace[Meta]
+}
+
+// Meta holds facts fixed at a data dir's first start.
+type Meta struct {
+	// SuiteSeed seeds the problem generators.
+	SuiteSeed uint64 `json:"suite_seed"`
 }
 
 // New declares the keyspaces.
@@ -200,6 +207,7 @@ func New() *Records {
 		Submissions: store.NewKeyspace(store.PrefixSubmissions, "weight-submissions", store.JSON[Submission]{}),
 		Cursor:      store.NewKeyspace(store.PrefixChainCursor, "chain-cursor", store.JSON[Cursor]{}),
 		Miners:      store.NewKeyspace(store.PrefixMiners, "miners", store.JSON[Miner]{}),
+		Meta:        store.NewKeyspace(store.PrefixValidatorMeta, "validator-meta", store.JSON[Meta]{}),
 	}
 }
 
@@ -396,4 +404,14 @@ func (r *Records) ForEachEpisode(txn *badger.Txn, fn func(e *Episode, v *Verdict
 		}
 		return fn(&e, &v)
 	})
+}
+
+// GetMeta reads the data dir's start-up facts.
+func (r *Records) GetMeta(txn *badger.Txn) (Meta, bool, error) {
+	return r.Meta.Get(txn, r.Meta.Key(singleton...))
+}
+
+// PutMeta writes the data dir's start-up facts.
+func (r *Records) PutMeta(txn *badger.Txn, m Meta) error {
+	return r.Meta.Put(txn, r.Meta.Key(singleton...), m)
 }

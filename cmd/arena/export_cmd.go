@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"arena/dataset"
+	"arena/store"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+func newExportCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:  "export",
+		Usage: "export judged trajectories as training data (SFT, per-step, DPO pairs, GRPO groups)",
+		UsageText: "arena export --data DIR --format sft|steps|dpo|grpo --out DIR [--style trl|openai] [--think reasoning_content|tags|drop]\n" +
+			"             [--success-only] [--min-final X] [--min-judge X] [--agentic] [--types product,shop,voucher] [--since-block N]\n" +
+			"             [--min-margin M] [--eval-fraction F] [--split-seed S] [--parquet] [--force]",
+		Description: "Reads the validator's database (--data, or data_dir) read-only and writes train.jsonl (and\n" +
+			"eval.jsonl with --eval-fraction) plus a dataset card README.md into the --out directory.\n" +
+			"--parquet also writes train.parquet / eval.parquet with the same rows.\n\n" +
+			"Formats: sft, one conversation per trajectory with OpenAI tool calls; steps, one\n" +
+			"{instruction, input, output} sample per agent step; dpo, pairs on one problem, chosen by a\n" +
+			"higher final score than rejected by at least --min-margin; grpo, one row per problem with\n" +
+			"every racer's episode, reward and Dr. GRPO advantage (verl's layout).\n\n" +
+			"Splits are by leak cluster: whole clusters go to eval by a seeded hash, so no cluster is in\n" +
+			"both; compromised clusters never go to eval. Identical trajectories are exported once.\n" +
+			"--agentic keeps episodes whose judge gates show the thinking referred to tool results and\n" +
+			"cited a datum from them. Stop the validator first, or export from a backup: the database\n" +
+			"is locked while the validator runs. See docs/dataset.md.\n\n" +
+			"Example:\n" +
+			"  arena export --data /var/lib/arena --format sft --success-only --agentic --eval-fraction 0.1 --out ./sft\n" +
+			"  arena export --data /var/lib/arena --format grpo --parquet --out ./grpo",
+		Flags: []cli.Flag{
+			storeDataFlag("validator database `DIR` to read"),
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: sft, steps, dpo or grpo", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output `DIR` (missing or empty, unless --force)", Required: true, TakesFile: true},
+			&cli.BoolFlag{Name: "force", Usage: "write into a non-empty --out, replacing the export's files"},
+			&cli.BoolFlag{Name: "parquet", Usage: "also write Parquet files next to the JSON Lines"},
+			&cli.StringFlag{Name: "style", Usage: "`STYLE`: trl or openai (OpenAI fine-tuning keys, DPO as input/preferred_output)", Value: "trl"},
+			&cli.StringFlag{Name: "think", Usage: "where thinking goes: `MODE` reasoning_content, tags (<think>) or drop (default reasoning_content for trl, tags for openai)"},
+			&cli.BoolFlag{Name: "success-only", Usage: "keep episodes whose rule metrics say success"},
+			&cli.Float64Flag{Name: "min-final", Usage: "keep episodes with a final score of at least `X` in [0,1]"},
+			&cli.Float64Flag{Name: "min-judge", Usage: "keep episodes with a judge score of at least `X` in [0,1]"},
+			&cli.BoolFlag{Name: "agentic", Usage: "keep episodes whose thinking passes the grounding gates (referred to results and cited a datum)"},
+			&cli.StringFlag{Name: "types", Usage: "comma-separated problem `TYPES` to keep: product, shop, voucher (default all)"},
+			&cli.Uint64Flag{Name: "since-block", Usage: "keep episodes started at or after block `N`"},
+			&cli.BoolFlag{Name: "keep-duplicates", Usage: "do not drop identical trajectories"},
+			&cli.Float64Flag{Name: "min-margin", Usage: "dpo: least final-score gap `M` between chosen and rejected", Value: 0.1},
+			&cli.IntFlag{Name: "max-pairs", Usage: "dpo: at most `N` pairs per problem (0: no cap)"},
+			&cli.IntFlag{Name: "min-group", Usage: "grpo: least group size `N`", Value: 2},
+			&cli.Float64Flag{Name: "eval-fraction", Usage: "share `F` in [0,1) of leak clusters sent to eval.jsonl"},
+			&cli.Uint64Flag{Name: "split-seed", Usage: "seed `S` of the cluster hash that picks eval clusters"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, log, err := env.load(cmd, storeDataFlags)
+			if err != nil {
+				return err
+			}
+			format, err := dataset.ParseFormat(cmd.String("format"))
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			style, err := dataset.ParseStyle(cmd.String("style"))
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			think, err := dataset.ParseThinkMode(cmd.String("think"))
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			types, err := dataset.ParseTypes(cmd.String("types"))
+			if err != nil {
+				return fmt.Errorf("export: --types: %w", err)
+			}
+			if f := cmd.Float64("eval-fraction"); !(f >= 0 && f < 1) {
+				return fmt.Errorf("export: --eval-fraction %v: want a number in [0,1)", f)
+			}
+			if cfg.DataDir == "" {
+				return errors.New("export: no data directory: pass --data DIR or set data_dir")
+			}
+			st, err := store.Open(store.Options{Dir: cfg.DataDir, ReadOnly: true}, log, nil)
+			switch {
+			case errors.Is(err, store.ErrInUse):
+				return fmt.Errorf("export: %w (stop the validator first, or export from a restored backup)", err)
+			case errors.Is(err, store.ErrNeedsRecovery):
+				return fmt.Errorf("export: %w (start the validator once so it recovers the database, stop it, then retry)", err)
+			case err != nil:
+				return fmt.Errorf("export: %w", err)
+			}
+			defer func() {
+				if err := st.Close(); err != nil {
+					log.Warn().Err(err).Msg("closing the store after export")
+				}
+			}()
+			ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, log, nil)
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			rep, err := dataset.Export(ctx, dataset.Options{
+				Store: st, Ledger: ledger, Records: records.New(),
+				Format: format, Style: style, Think: think,
+				Filters: dataset.Filters{
+					SuccessOnly: cmd.Bool("success-only"), MinFinal: cmd.Float64("min-final"), MinJudge: cmd.Float64("min-judge"),
+					Agentic: cmd.Bool("agentic"), Types: types, SinceBlock: cmd.Uint64("since-block"), KeepDuplicates: cmd.Bool("keep-duplicates"),
+				},
+				MinMargin: cmd.Float64("min-margin"), MaxPairs: int(cmd.Int("max-pairs")), MinGroup: int(cmd.Int("min-group")),
+				EvalFraction: cmd.Float64("eval-fraction"), SplitSeed: cmd.Uint64("split-seed"),
+				Out: cmd.String("out"), Force: cmd.Bool("force"), Parquet: cmd.Bool("parquet"),
+				Progress: env.stderr, Source: cfg.DataDir, Command: exportCommandLine(cmd),
+			}, log)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "export: %s, %d episodes read, %d train rows, %d eval rows in %s\n",
+				format, rep.EpisodesRead, rep.Rows[dataset.SplitTrain], rep.Rows[dataset.SplitEval], rep.Out)
+			return nil
+		},
+	}
+}
+
+// exportCommandLine renders the export's flags as set, for the card.
+func exportCommandLine(cmd *cli.Command) string {
+	parts := []string{"arena export"}
+	for _, f := range cmd.Flags {
+		name := f.Names()[0]
+		if !cmd.IsSet(name) {
+			continue
+		}
+		if v, ok := cmd.Value(name).(bool); ok {
+			if v {
+				parts = append(parts, "--"+name)
+			}
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("--%s %v", name, cmd.Value(name)))
+	}
+	return strings.Join(parts, " ")
+}

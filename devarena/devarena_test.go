@@ -1,0 +1,205 @@
+package devarena
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"arena/chain"
+	"arena/config"
+	"arena/scoring/weights"
+	"arena/validator"
+	"arena/validator/records"
+)
+
+// testArena starts a 4-miner arena in a temp dir and runs it until the
+// test ends. Events arrive on the returned channel.
+func testArena(t *testing.T, commitReveal bool) (*Arena, <-chan validator.Event) {
+	t.Helper()
+	events := make(chan validator.Event, 1024)
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.Metrics.Listen = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := Start(ctx, Options{Config: cfg, Miners: 4, BlockTime: 100 * time.Millisecond, CommitReveal: commitReveal,
+		Registry: prometheus.NewRegistry(),
+		OnEvent: func(e validator.Event) {
+			select {
+			case events <- e:
+			default:
+			}
+		}}, zerolog.Nop())
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("arena run: %v", err)
+		}
+		a.Close()
+	})
+	return a, events
+}
+
+// waitEvent returns the first event that match accepts, logging the rest.
+func waitEvent(t *testing.T, events <-chan validator.Event, timeout time.Duration, match func(validator.Event) bool) validator.Event {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case e := <-events:
+			t.Logf("block %d %s: %s", e.Block, e.Kind, e.Text)
+			if match(e) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("no matching event within %v", timeout)
+		}
+	}
+}
+
+// TestEndToEnd runs the devnet, 4 reference miners of different skill and
+// the validator until a race is decided and its weights are on chain, then
+// checks the chain against the store.
+func TestEndToEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		commitReveal bool
+		landed       validator.EventKind
+	}{
+		{"set weights", false, validator.EventWeightsSet},
+		{"commit reveal", true, validator.EventWeightsReveal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, events := testArena(t, tc.commitReveal)
+			raceDone := waitEvent(t, events, 3*time.Minute, func(e validator.Event) bool { return e.Kind == validator.EventRaceDone })
+			if tc.commitReveal {
+				waitEvent(t, events, time.Minute, func(e validator.Event) bool {
+					return e.Kind == validator.EventWeightsCommit && e.RaceID == raceDone.RaceID
+				})
+			}
+			landed := waitEvent(t, events, 2*time.Minute, func(e validator.Event) bool {
+				return e.Kind == tc.landed && e.RaceID == raceDone.RaceID
+			})
+			ctx := context.Background()
+			st := a.Stack.Store
+			rec := a.Stack.Validator.Records()
+
+			// The store holds every trajectory and verdict of the race, and
+			// its cross-references are clean.
+			var rc records.Race
+			err := st.View(func(txn *badger.Txn) error {
+				var ok bool
+				var err error
+				if rc, ok, err = rec.GetRace(txn, raceDone.RaceID); err != nil || !ok {
+					t.Fatalf("race %d: ok=%v err=%v", raceDone.RaceID, ok, err)
+				}
+				ids, err := rec.RaceEpisodes(txn, rc.ID)
+				if err != nil {
+					return err
+				}
+				if want := len(rc.Racers) * len(rc.Problems); len(ids) != want || want == 0 {
+					t.Errorf("race %d stored %d episodes, want %d", rc.ID, len(ids), want)
+				}
+				for _, id := range ids {
+					if _, ok, err := rec.GetVerdict(txn, id); err != nil || !ok {
+						t.Errorf("episode %s: verdict ok=%v err=%v", id, ok, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := rec.Check(ctx, st, a.Stack.Ledger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("store check: %v", rep.Problems)
+			}
+			if rc.Output == nil || rc.Output.Leader == nil || len(rc.Output.Ranked) == 0 {
+				t.Fatalf("race %d has no leader: %+v", rc.ID, rc.Output)
+			}
+			t.Logf("race %d: %s, results %+v, ranked %v", rc.ID, rc.Output.Outcome, rc.Results, rc.Output.Ranked)
+
+			// The weights on chain equal the policy's output for the
+			// recorded race, through the SDK-exact conversion.
+			client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL()}, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			hyper, err := client.Hyperparams(ctx, a.Devnet.Netuid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta, err := client.Metagraph(ctx, a.Devnet.Netuid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(meta.Neurons)
+			policy := weights.Policy{Kind: weights.Kind(a.Config.Weights.Policy), TopShare: a.Config.Weights.TopShare,
+				TailShare: a.Config.Weights.TailShare, BurnFraction: a.Config.Weights.BurnFraction, BurnUID: a.Config.Weights.BurnUID}
+			vec, err := policy.Vector(rc.Output.Ranked, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			uids := make([]uint16, n)
+			for i := range uids {
+				uids[i] = uint16(i)
+			}
+			wantUIDs, wantVals, err := weights.EmitWeightsForNetuid(uids, vec, n, int(hyper.MinAllowedWeights), float32(chain.U16ToFloat(hyper.MaxWeightLimit)), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := a.Devnet.Weights(ctx, a.ValidatorUID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotUIDs, gotVals []uint16
+			for _, w := range got {
+				gotUIDs, gotVals = append(gotUIDs, w.UID), append(gotVals, w.Value)
+			}
+			if !slices.Equal(gotUIDs, wantUIDs) || !slices.Equal(gotVals, wantVals) {
+				t.Fatalf("weights on chain %v %v, want the policy's %v %v", gotUIDs, gotVals, wantUIDs, wantVals)
+			}
+
+			// After the next epoch, the devnet's incentive follows the
+			// weights to the winner.
+			leader := rc.Output.Leader.UID
+			deadline := time.Now().Add(time.Minute)
+			for {
+				meta, err := client.Metagraph(ctx, a.Devnet.Netuid())
+				if err != nil {
+					t.Fatal(err)
+				}
+				best, bestUID := uint16(0), -1
+				for _, nr := range meta.Neurons {
+					if nr.Incentive > best {
+						best, bestUID = nr.Incentive, int(nr.UID)
+					}
+				}
+				if bestUID == int(leader) && best > 0 && meta.Block > landed.Block {
+					t.Logf("block %d: incentive of leader uid %d is %d/65535", meta.Block, leader, best)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("incentive did not move to leader uid %d (best uid %d with %d)", leader, bestUID, best)
+				}
+				if err := a.Devnet.WaitForBlock(ctx, meta.Block+2); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

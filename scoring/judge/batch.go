@@ -1,0 +1,173 @@
+package judge
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"arena/episode"
+	"arena/scoring"
+	"arena/suite"
+)
+
+// Case is one recorded episode to score: the problem, the agent's
+// trajectory and its answer (the recommended products in order, with
+// their catalog documents).
+type Case struct {
+	Problem    *suite.Problem
+	Trajectory *episode.Trajectory
+	Answers    []scoring.Answer
+}
+
+// Evaluation is the score of one Case.
+type Evaluation struct {
+	// Metrics are the rule metrics, grounding checked against the
+	// trajectory's observations.
+	Metrics scoring.Metrics
+	// Verdict is the grounding judge's verdict on the trajectory.
+	Verdict Verdict
+	// Final is scoring.Final(&Metrics, Verdict.Score), 0 when Err is set.
+	Final float64
+	// Err is scoring.Rules's error (unusable problem, title matcher
+	// failure) or the context's error for a case not scored because ctx
+	// ended; Metrics is then the zero value.
+	Err error
+}
+
+// BatchOptions configure EvaluateBatch. The zero value scores with
+// Lexical titles on GOMAXPROCS goroutines.
+type BatchOptions struct {
+	// Rules are the rule metrics' options (title matcher).
+	Rules scoring.Options
+	// Workers is the number of goroutines; zero or less means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// batchChunk is how many consecutive cases a worker claims at a time.
+const batchChunk = 8
+
+// EvaluateBatch scores many recorded episodes: out[i] is the evaluation
+// of cases[i]. It gives exactly what the existing functions give one by
+// one:
+//
+//	observed := scoring.ObservedAmong(c.Trajectory, answeredIDs)
+//	m, err := scoring.Rules(ctx, scoring.Input{Problem: c.Problem, Answers: c.Answers,
+//		Trajectory: c.Trajectory, Observed: observed}, opt.Rules)
+//	v := g.Score(c.Trajectory)
+//	final := scoring.Final(&m, v.Score)
+//
+// (a nil trajectory therefore grounds no answer), but faster: cases are
+// scored on opt.Workers goroutines, and each trajectory's observations
+// are read once for both the grounding set and the judge, each result
+// scanned for the answered ids while it is in cache.
+//
+// When ctx ends, the cases not yet started get ctx's error. The title
+// matcher of opt.Rules is called from several goroutines at once; the
+// package's matchers are safe for that.
+func (g *Grounding) EvaluateBatch(ctx context.Context, cases []Case, opt BatchOptions) []Evaluation {
+	out := make([]Evaluation, len(cases))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, (len(cases)+batchChunk-1)/batchChunk)
+	var next atomic.Int64
+	work := func() {
+		s := g.getScan()
+		defer g.putScan(s)
+		var gr grounding
+		for {
+			from := int(next.Add(batchChunk)) - batchChunk
+			if from >= len(cases) {
+				return
+			}
+			for i := from; i < min(from+batchChunk, len(cases)); i++ {
+				if err := ctx.Err(); err != nil {
+					out[i].Err = err
+					continue
+				}
+				out[i] = evaluate(ctx, s, &gr, &cases[i], opt.Rules)
+			}
+		}
+	}
+	if workers <= 1 {
+		work()
+		return out
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(work)
+	}
+	wg.Wait()
+	return out
+}
+
+// evaluate scores one case with the worker's scan and grounding buffers.
+func evaluate(ctx context.Context, s *scan, gr *grounding, c *Case, opt scoring.Options) Evaluation {
+	var ev Evaluation
+	gr.reset(c.Answers)
+	t := c.Trajectory
+	if t == nil {
+		ev.Verdict = Verdict{Judge: NameGrounding, Score: Ladder(Gates{})}
+	} else {
+		s.ground = gr
+		ev.Verdict = s.verdict(t)
+		s.ground, s.t = nil, nil
+		if !gr.done { // the judge read no result (no think tokens)
+			for i := range t.Steps {
+				for _, r := range t.Steps[i].Results {
+					if r.Error != nil || len(r.Result) == 0 {
+						continue
+					}
+					gr.read(r.Result)
+				}
+			}
+		}
+	}
+	observed := make(map[string]bool, len(gr.ids))
+	for j, id := range gr.ids {
+		if gr.seen[j] {
+			observed[id] = true
+		}
+	}
+	ev.Metrics, ev.Err = scoring.Rules(ctx, scoring.Input{Problem: c.Problem, Answers: c.Answers, Trajectory: t, Observed: observed}, opt)
+	if ev.Err == nil {
+		ev.Final = scoring.Final(&ev.Metrics, ev.Verdict.Score)
+	}
+	return ev
+}
+
+// grounding collects, while the judge reads a trajectory, which answered
+// ids a tool returned (scoring.ObservedAmong in the same pass).
+type grounding struct {
+	ids  []string
+	seen []bool
+	left int // ids not seen yet
+	done bool
+}
+
+func (gr *grounding) reset(answers []scoring.Answer) {
+	gr.ids = gr.ids[:0]
+	for _, a := range answers {
+		gr.ids = append(gr.ids, a.ID)
+	}
+	gr.seen = append(gr.seen[:0], make([]bool, len(gr.ids))...)
+	gr.left = len(gr.ids)
+	gr.done = false
+}
+
+// read marks the answered ids that the tool result b returned.
+func (gr *grounding) read(b []byte) {
+	if gr.left == 0 {
+		return
+	}
+	scoring.MarkObserved(b, gr.ids, gr.seen)
+	gr.left = 0
+	for _, ok := range gr.seen {
+		if !ok {
+			gr.left++
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package validator
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"arena/episode"
+	"arena/scoring"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+// evaluate scores one stored episode: rule metrics against the problem's
+// ground truth (with grounding against the trajectory's own
+// observations), the reasoning judge, and the final score. An ungrounded
+// answer marks the problem's cluster compromised.
+func (v *Validator) evaluate(ctx context.Context, e *records.Episode, block uint64) (records.Verdict, error) {
+	tr := &e.Trajectory
+	p, ok, err := v.opts.Ledger.Problem(tr.ProblemID)
+	if err != nil {
+		return records.Verdict{}, err
+	}
+	if !ok {
+		return records.Verdict{}, fmt.Errorf("episode %s: problem %s is not in the suite", tr.EpisodeID, tr.ProblemID)
+	}
+	start := time.Now()
+	m, err := scoring.Rules(ctx, scoring.Input{
+		Problem: &p, Answers: v.answers(tr), Trajectory: tr, Observed: scoring.ObservedIDs(tr),
+	}, scoring.Options{Titles: v.opts.Titles})
+	if err != nil {
+		return records.Verdict{}, fmt.Errorf("episode %s: rule metrics: %w", tr.EpisodeID, err)
+	}
+	jv, err := v.opts.Judge.Judge(ctx, tr)
+	if err != nil {
+		return records.Verdict{}, fmt.Errorf("episode %s: judge: %w", tr.EpisodeID, err)
+	}
+	v.m.judgeSeconds.WithLabelValues(jv.Judge).Observe(time.Since(start).Seconds())
+	v.m.verdicts.WithLabelValues(jv.Judge, strconv.FormatBool(jv.Fallback)).Inc()
+	if len(m.Ungrounded) > 0 && e.Kind == records.Racing {
+		v.compromise(&p, tr, m.Ungrounded, block)
+	}
+	return records.Verdict{EpisodeID: tr.EpisodeID, Metrics: m, Judge: jv, Final: scoring.Final(&m, jv.Score), Block: block}, nil
+}
+
+// answers looks the recommended ids up in the catalog.
+func (v *Validator) answers(tr *episode.Trajectory) []scoring.Answer {
+	cat := v.opts.Tools.Catalog()
+	out := make([]scoring.Answer, len(tr.Recommended))
+	for i, id := range tr.Recommended {
+		out[i].ID = id
+		if p, ok := cat.Product(id); ok {
+			out[i].Product = p
+		}
+	}
+	return out
+}
+
+// compromise marks the problem's cluster compromised: an agent named a
+// product it never observed, so it knew the answer from elsewhere.
+func (v *Validator) compromise(p *suite.Problem, tr *episode.Trajectory, ids []string, block uint64) {
+	if p.Cluster == "" {
+		return
+	}
+	reason := fmt.Sprintf("uid %d answered %v without observing it (episode %s, block %d)", tr.MinerUID, ids, tr.EpisodeID, block)
+	if err := v.opts.Ledger.MarkCompromised(p.Cluster, reason); err != nil {
+		v.log.Error().Err(err).Str("cluster", p.Cluster).Msg("mark cluster compromised")
+		return
+	}
+	v.m.compromised.Inc()
+	v.emit(Event{Kind: EventClusterCompromised, Block: block, UID: tr.MinerUID, Text: fmt.Sprintf("cluster %s compromised: %s", p.Cluster, reason)})
+}

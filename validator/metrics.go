@@ -1,0 +1,104 @@
+package validator
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"arena/chain"
+	"arena/suite"
+)
+
+type metrics struct {
+	headAge      prometheus.GaugeFunc
+	blocksBehind prometheus.Gauge
+	metagraph    prometheus.Gauge
+	serving      prometheus.Gauge
+	judgeSeconds *prometheus.HistogramVec
+	verdicts     *prometheus.CounterVec
+	phase        *prometheus.GaugeVec
+	leader       prometheus.Gauge
+	qualifiers   prometheus.Gauge
+	races        *prometheus.CounterVec
+	submissions  *prometheus.CounterVec
+	sinceWeights prometheus.Gauge
+	pool         *prometheus.GaugeVec
+	compromised  prometheus.Counter
+
+	lastHead func() (chain.Head, time.Time)
+}
+
+// racePhases are the values of arena_validator_race_phase's label.
+var racePhases = []string{"idle", "running", "judging"}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		blocksBehind: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_blocks_behind",
+			Help: "Blocks between the chain's head and the last head the scheduler processed."}),
+		metagraph: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_metagraph_neurons",
+			Help: "Neurons in the subnet's metagraph at the last sync."}),
+		serving: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_serving_miners",
+			Help: "Miners with a usable axon at the last sync."}),
+		judgeSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "arena_validator_judge_seconds",
+			Help:    "Time to score one trajectory (rule metrics and reasoning judge), by judge.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"judge"}),
+		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_verdicts_total",
+			Help: "Trajectories judged, by judge and whether the judge fell back to grounding."}, []string{"judge", "fallback"}),
+		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "arena_validator_race_phase",
+			Help: "1 for the race phase the validator is in (idle, running, judging), 0 for the others."}, []string{"phase"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_leader_uid",
+			Help: "Uid of the current race leader, -1 when there is none."}),
+		qualifiers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_qualifiers",
+			Help: "Challengers that qualified for the latest race."}),
+		races: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_races_total",
+			Help: "Races finished, by outcome (crowned, defended, dethroned, no_racers, aborted)."}, []string{"outcome"}),
+		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_weights_submissions_total",
+			Help: "Weights transactions, by operation (set, commit, reveal) and result (ok, rejected, error)."}, []string{"op", "result"}),
+		sinceWeights: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_blocks_since_weights",
+			Help: "Blocks since this validator's weights last landed on chain (its last_update)."}),
+		pool: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "arena_suite_pool_clusters",
+			Help: "Leak clusters in the suite, by partition (public, hidden, retired, compromised)."}, []string{"partition"}),
+		compromised: prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_compromised_clusters_total",
+			Help: "Clusters marked compromised because an answer named a product the agent never observed."}),
+	}
+	m.headAge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "arena_validator_head_age_seconds",
+		Help: "Seconds since the scheduler last received a head."}, func() float64 {
+		if m.lastHead == nil {
+			return 0
+		}
+		_, at := m.lastHead()
+		if at.IsZero() {
+			return 0
+		}
+		return time.Since(at).Seconds()
+	})
+	m.leader.Set(-1)
+	for _, p := range racePhases {
+		m.phase.WithLabelValues(p).Set(0)
+	}
+	m.phase.WithLabelValues("idle").Set(1)
+	for _, p := range suite.Partitions() {
+		m.pool.WithLabelValues(string(p))
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
+		m.phase, m.leader, m.qualifiers, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised} {
+		if err := reg.Register(c); err != nil {
+			return nil, errors.Join(errors.New("validator metrics"), err)
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) setPhase(phase string) {
+	for _, p := range racePhases {
+		v := 0.0
+		if p == phase {
+			v = 1
+		}
+		m.phase.WithLabelValues(p).Set(v)
+	}
+}

@@ -1,0 +1,380 @@
+package validator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"arena/chain"
+	"arena/episode"
+	"arena/scoring/race"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+// scheduleRace starts the race for the current window, or resumes judging
+// of a race interrupted after its episodes were stored.
+func (v *Validator) scheduleRace(ctx context.Context, block uint64) {
+	v.mu.Lock()
+	if v.raceBusy || v.meta == nil {
+		v.mu.Unlock()
+		return
+	}
+	inFlight := len(v.qualifying)
+	v.mu.Unlock()
+
+	var st records.RaceState
+	if err := v.opts.Store.View(func(txn *badger.Txn) (err error) { st, err = v.rec.GetState(txn); return err }); err != nil {
+		v.log.Error().Err(err).Msg("store: read race state")
+		return
+	}
+	if st.Current != 0 {
+		v.startRaceWork(func() { v.finishRace(ctx, st.Current) })
+		return
+	}
+	window := block / v.opts.RaceEveryBlocks * v.opts.RaceEveryBlocks
+	if window == 0 || window <= st.LastWindow && st.LastWindow != 0 {
+		return
+	}
+	// Let qualifying runs that are in flight finish so their miners can
+	// race in this window.
+	if inFlight > 0 && block < window+v.opts.RaceEveryBlocks/2 {
+		return
+	}
+	v.startRaceWork(func() { v.runRace(ctx, window, block) })
+}
+
+func (v *Validator) startRaceWork(fn func()) {
+	v.mu.Lock()
+	if v.raceBusy {
+		v.mu.Unlock()
+		return
+	}
+	v.raceBusy = true
+	v.mu.Unlock()
+	v.spawn(func() {
+		defer func() {
+			v.mu.Lock()
+			v.raceBusy = false
+			v.mu.Unlock()
+			v.m.setPhase("idle")
+		}()
+		fn()
+	})
+}
+
+// qualifyingSnapshot lists the qualifying results of the miners currently
+// registered under the same hotkey and serving.
+func (v *Validator) qualifyingSnapshot(txn *badger.Txn) ([]race.Qualifying, map[uint16]records.Miner, error) {
+	miners, err := v.rec.ListMiners(txn)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []race.Qualifying
+	by := map[uint16]records.Miner{}
+	for _, m := range miners {
+		by[m.UID] = m
+		if m.Qualifying == nil || m.Endpoint == "" || m.Skipped != "" {
+			continue
+		}
+		out = append(out, race.Qualifying{UID: m.UID, Hotkey: m.Hotkey, Score: m.Qualifying.Score, QualifiedAt: m.Qualifying.Block})
+	}
+	return out, by, nil
+}
+
+// runRace draws fresh hidden problems, records them and their exposure in
+// one transaction, runs every racer on them at the same time, then judges.
+func (v *Validator) runRace(ctx context.Context, window, block uint64) {
+	var (
+		st       records.RaceState
+		quals    []race.Qualifying
+		miners   map[uint16]records.Miner
+		out      race.Output
+		stepErr  error
+		snapshot = func(txn *badger.Txn) (err error) {
+			if st, err = v.rec.GetState(txn); err != nil {
+				return err
+			}
+			quals, miners, err = v.qualifyingSnapshot(txn)
+			return err
+		}
+	)
+	if err := v.opts.Store.View(snapshot); err != nil {
+		v.log.Error().Err(err).Msg("race: read state")
+		return
+	}
+	out, _, stepErr = v.opts.Race.Step(st.State, race.Input{Block: block, Qualifying: quals})
+	if stepErr != nil {
+		v.log.Error().Err(stepErr).Msg("race: qualifiers")
+		return
+	}
+	var racers []records.Racer
+	if l := st.State.Leader; l != nil {
+		if m, ok := miners[l.UID]; ok && m.Hotkey == l.Hotkey && m.Endpoint != "" {
+			racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint, Incumbent: true})
+		}
+	}
+	for _, q := range out.Qualifiers {
+		m := miners[q.UID]
+		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
+	}
+	v.m.qualifiers.Set(float64(len(out.Qualifiers)))
+	if len(racers) == 0 {
+		v.log.Info().Uint64("window", window).Float64("bar", out.Bar).Int("qualifying", len(quals)).Msg("race window: nobody qualified; no race")
+		v.emit(Event{Kind: EventRaceSkipped, Block: block, Text: fmt.Sprintf("race window %d: nobody at the bar %.3f yet", window, out.Bar)})
+		if err := v.opts.Store.Update(func(txn *badger.Txn) error {
+			s, err := v.rec.GetState(txn)
+			if err != nil {
+				return err
+			}
+			s.LastWindow = window
+			return v.rec.PutState(txn, s)
+		}); err != nil {
+			v.log.Error().Err(err).Msg("race: store window")
+		}
+		return
+	}
+
+	if v.opts.Refill != nil {
+		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill)
+		if err != nil {
+			v.log.Error().Err(err).Msg("race: refill the hidden pool")
+		} else if rep.Generated > 0 {
+			v.log.Info().Int("generated", rep.Generated).Int("hidden_available", rep.HiddenAvailable).Msg("hidden pool refilled")
+		}
+	}
+	problems, err := v.opts.Ledger.Draw(suite.Hidden, v.opts.RaceProblems, randomSeed())
+	if err != nil {
+		v.log.Error().Err(err).Msg("race: draw hidden problems; no race this window")
+		return
+	}
+	rc := records.Race{Window: window, Phase: records.PhaseRunning, StartedBlock: block, Racers: racers, Qualifying: quals}
+	hotkeys := make([]string, len(racers))
+	for i, r := range racers {
+		hotkeys[i] = r.Hotkey
+	}
+	for _, p := range problems {
+		rc.Problems = append(rc.Problems, p.ID)
+		rc.Clusters = append(rc.Clusters, p.Cluster)
+	}
+	// The race record and the exposure commit together, before anything
+	// is sent: a crash after this point can only abort the race, never
+	// reuse its problems.
+	err = v.opts.Store.Update(func(txn *badger.Txn) error {
+		s, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		if s.Current != 0 {
+			return fmt.Errorf("race %d is still in progress", s.Current)
+		}
+		rc.ID = max(s.NextRaceID, 1)
+		s.NextRaceID = rc.ID + 1
+		s.Current, s.LastWindow = rc.ID, window
+		if err := v.rec.PutRace(txn, &rc); err != nil {
+			return err
+		}
+		if err := v.opts.Ledger.MarkExposedTxn(txn, rc.Clusters, hotkeys, block); err != nil {
+			return err
+		}
+		return v.rec.PutState(txn, s)
+	})
+	if err != nil {
+		v.log.Error().Err(err).Msg("race: record start")
+		return
+	}
+	v.m.setPhase("running")
+	log := v.log.With().Uint64("race", rc.ID).Logger()
+	log.Info().Uint64("window", window).Int("racers", len(racers)).Int("problems", len(problems)).Float64("bar", out.Bar).Msg("race started")
+	v.emit(Event{Kind: EventRaceStart, Block: block, RaceID: rc.ID, Text: fmt.Sprintf("race %d: %d racers on %d fresh hidden problems (bar %.3f)", rc.ID, len(racers), len(problems), out.Bar)})
+
+	meta, _, _ := v.snapshot()
+	var wg sync.WaitGroup
+	for _, r := range racers {
+		wg.Go(func() {
+			m := episode.Miner{UID: r.UID, Endpoint: r.Endpoint}
+			if n, ok := neuronByUID(meta, r.UID); ok {
+				m.Hotkey = n.Hotkey
+			}
+			if m.Hotkey == (chain.AccountID{}) {
+				var err error
+				if m.Hotkey, err = chain.ParseSS58(r.Hotkey); err != nil {
+					log.Error().Err(err).Uint16("uid", r.UID).Msg("race: racer hotkey")
+				}
+			}
+			trs := v.runner.Run(ctx, m, toEpisodeProblems(problems))
+			eps := v.episodes(trs, problems, records.Racing, rc.ID, r.Hotkey, block)
+			if err := v.storeEpisodes(eps); err != nil {
+				log.Error().Err(err).Uint16("uid", r.UID).Msg("race: store episodes")
+				return
+			}
+			v.emit(Event{Kind: EventRacerDone, Block: block, RaceID: rc.ID, UID: r.UID, Text: fmt.Sprintf("race %d: uid %d finished %d episodes", rc.ID, r.UID, len(eps))})
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		log.Warn().Msg("race interrupted by shutdown; it is aborted and re-run after restart")
+		return
+	}
+	if err := v.opts.Store.Update(func(txn *badger.Txn) error {
+		cur, ok, err := v.rec.GetRace(txn, rc.ID)
+		if err != nil || !ok {
+			return errors.Join(err, fmt.Errorf("race %d vanished", rc.ID))
+		}
+		cur.Phase = records.PhaseJudging
+		return v.rec.PutRace(txn, &cur)
+	}); err != nil {
+		log.Error().Err(err).Msg("race: enter judging")
+		return
+	}
+	v.finishRace(ctx, rc.ID)
+}
+
+// finishRace judges a race's stored episodes (those without a verdict),
+// then applies the results to the race state in one transaction.
+func (v *Validator) finishRace(ctx context.Context, id uint64) {
+	v.m.setPhase("judging")
+	log := v.log.With().Uint64("race", id).Logger()
+	var (
+		rc  records.Race
+		ids []string
+	)
+	err := v.opts.Store.View(func(txn *badger.Txn) error {
+		var ok bool
+		var err error
+		if rc, ok, err = v.rec.GetRace(txn, id); err != nil || !ok {
+			return errors.Join(err, fmt.Errorf("race %d is not stored", id))
+		}
+		ids, err = v.rec.RaceEpisodes(txn, id)
+		return err
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("race: read")
+		return
+	}
+	if rc.Phase != records.PhaseJudging {
+		return
+	}
+	finals := map[string]float64{}
+	type racerProblem struct {
+		uid     uint16
+		problem string
+	}
+	byPair := map[racerProblem]float64{}
+	for _, eid := range ids {
+		var (
+			e      records.Episode
+			vd     records.Verdict
+			judged bool
+		)
+		if err := v.opts.Store.View(func(txn *badger.Txn) (err error) {
+			if e, _, err = v.rec.GetEpisode(txn, eid); err != nil {
+				return err
+			}
+			vd, judged, err = v.rec.GetVerdict(txn, eid)
+			return err
+		}); err != nil {
+			log.Error().Err(err).Msg("race: read episode")
+			return
+		}
+		if !judged {
+			if vd, err = v.evaluate(ctx, &e, rc.StartedBlock); err != nil {
+				if ctx.Err() == nil {
+					log.Error().Err(err).Msg("race: judge")
+				}
+				return
+			}
+			if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.rec.PutVerdict(txn, &vd) }); err != nil {
+				log.Error().Err(err).Msg("race: store verdict")
+				return
+			}
+		}
+		finals[eid] = vd.Final
+		byPair[racerProblem{e.Trajectory.MinerUID, e.Trajectory.ProblemID}] = vd.Final
+	}
+	results := make([]race.RaceResult, 0, len(rc.Racers))
+	for _, r := range rc.Racers {
+		// Summed in problem order so the float result is the same on
+		// every run; a missing episode counts as zero.
+		sum := 0.0
+		for _, pid := range rc.Problems {
+			sum += byPair[racerProblem{r.UID, pid}]
+		}
+		results = append(results, race.RaceResult{UID: r.UID, Score: sum / float64(len(rc.Problems))})
+	}
+	sort.Slice(results, func(i, j int) bool { return results[i].UID < results[j].UID })
+	v.emit(Event{Kind: EventRaceJudged, Block: rc.StartedBlock, RaceID: id, Text: fmt.Sprintf("race %d judged: %d trajectories", id, len(ids))})
+
+	var out race.Output
+	err = v.opts.Store.Update(func(txn *badger.Txn) error {
+		s, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		// Step at the race's start block with the qualifying snapshot it
+		// started from, so re-running a judged race gives the same result.
+		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: max(rc.StartedBlock, s.State.LastBlock), Qualifying: rc.Qualifying, Race: results})
+		if err != nil {
+			return err
+		}
+		out = o
+		cur, _, err := v.rec.GetRace(txn, id)
+		if err != nil {
+			return err
+		}
+		cur.Phase, cur.Results, cur.Output, cur.Episodes = records.PhaseDone, results, &o, finals
+		v.mu.Lock()
+		cur.FinishedBlock = v.head.Number
+		v.mu.Unlock()
+		if err := v.rec.PutRace(txn, &cur); err != nil {
+			return err
+		}
+		s.State, s.Current = next, 0
+		if len(o.Ranked) > 0 {
+			s.Ranked, s.RankedRace = o.Ranked, id
+		}
+		return v.rec.PutState(txn, s)
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("race: apply results")
+		return
+	}
+	v.m.races.WithLabelValues(string(out.Outcome)).Inc()
+	if out.Leader != nil {
+		v.m.leader.Set(float64(out.Leader.UID))
+	}
+	ev := log.Info().Str("outcome", string(out.Outcome)).Interface("results", results)
+	if out.Leader != nil {
+		ev = ev.Uint16("leader", out.Leader.UID)
+	}
+	ev.Msg("race done")
+	text := fmt.Sprintf("race %d: %s", id, out.Outcome)
+	if out.Leader != nil {
+		text += fmt.Sprintf(", leader uid %d", out.Leader.UID)
+	}
+	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: text})
+	v.updatePoolMetrics(ctx)
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// updatePoolMetrics refreshes the suite pool gauges.
+func (v *Validator) updatePoolMetrics(ctx context.Context) {
+	stats, err := v.opts.Ledger.Stats(ctx)
+	if err != nil {
+		return
+	}
+	for p, ps := range stats.Partitions {
+		v.m.pool.WithLabelValues(string(p)).Set(float64(ps.Clusters))
+	}
+}

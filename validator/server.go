@@ -1,0 +1,375 @@
+package validator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
+
+	"arena/scoring/race"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+// ServerOptions configure the operator listener.
+type ServerOptions struct {
+	// Listen is host:port; loopback is the default and anything else is
+	// logged as a warning, because the API shows trajectories.
+	Listen string
+	// Gatherer serves /metrics.
+	Gatherer prometheus.Gatherer
+	// Validator answers readiness and the API.
+	Validator *Validator
+}
+
+// Server is the operator surface: /metrics, /livez, /readyz and the
+// read-only JSON API under /api/v1.
+type Server struct {
+	opts ServerOptions
+	log  zerolog.Logger
+	srv  *http.Server
+	ln   net.Listener
+}
+
+// NewServer binds the listener (so a port clash fails before anything
+// starts) and builds the routes.
+func NewServer(opts ServerOptions, log zerolog.Logger) (*Server, error) {
+	log = log.With().Str("component", "operator-http").Logger()
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return nil, errors.New("operator listener " + opts.Listen + ": " + err.Error())
+	}
+	if host, _, err := net.SplitHostPort(opts.Listen); err == nil {
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			log.Warn().Str("listen", opts.Listen).Msg("operator endpoints (metrics, API with trajectories) are reachable beyond loopback; restrict access with a firewall or reverse proxy")
+		}
+	}
+	s := &Server{opts: opts, log: log, ln: ln}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{ErrorLog: nil}))
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.HandleFunc("GET /api/v1/status", s.status)
+	mux.HandleFunc("GET /api/v1/leaderboard", s.leaderboard)
+	mux.HandleFunc("GET /api/v1/races", s.races)
+	mux.HandleFunc("GET /api/v1/races/{id}", s.race)
+	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+	return s, nil
+}
+
+// Addr is the bound address (useful with port 0).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Run serves until ctx ends, then shuts down gracefully.
+func (s *Server) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(s.ln) }()
+	s.log.Info().Str("listen", s.Addr()).Msg("operator endpoints: /metrics /livez /readyz /api/v1")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.srv.Shutdown(shut)
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	ok, why := s.opts.Validator.Ready()
+	if !ok {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "waiting_for": why})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ready": true})
+}
+
+// Status is /api/v1/status.
+type Status struct {
+	Validator   string              `json:"validator"`
+	Hotkey      string              `json:"hotkey"`
+	UID         int                 `json:"uid"`
+	Netuid      uint16              `json:"netuid"`
+	Ready       bool                `json:"ready"`
+	HeadBlock   uint64              `json:"head_block"`
+	HeadAge     float64             `json:"head_age_seconds"`
+	Phase       string              `json:"phase"`
+	CurrentRace uint64              `json:"current_race,omitempty"`
+	Races       uint64              `json:"races"`
+	Leader      *race.Leader        `json:"leader,omitempty"`
+	Qualifiers  []race.Qualifying   `json:"qualifiers"`
+	Bar         float64             `json:"bar"`
+	LastWeights *records.Submission `json:"last_weights,omitempty"`
+	Suite       suite.Stats         `json:"suite"`
+	Serving     int                 `json:"serving_miners"`
+	Neurons     int                 `json:"neurons"`
+	LastRace    *records.Race       `json:"last_race,omitempty"`
+}
+
+// StatusNow assembles the status document.
+func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
+	meta, _, self := v.snapshot()
+	v.mu.Lock()
+	head, seen, busy := v.head, v.headSeen, v.raceBusy
+	v.mu.Unlock()
+	ready, _ := v.Ready()
+	st := Status{Validator: v.opts.Signer.Address.Hex(), Hotkey: v.opts.Signer.Hotkey().SS58(), UID: self,
+		Netuid: v.opts.Netuid, Ready: ready, HeadBlock: head.Number, Phase: "idle", Qualifiers: []race.Qualifying{}}
+	if !seen.IsZero() {
+		st.HeadAge = time.Since(seen).Seconds()
+	}
+	if meta != nil {
+		st.Neurons = len(meta.Neurons)
+	}
+	err := v.opts.Store.View(func(txn *badger.Txn) error {
+		rs, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		st.Races, st.Leader, st.CurrentRace = rs.State.Races, rs.State.Leader, rs.Current
+		if rs.Current != 0 {
+			if rc, ok, err := v.rec.GetRace(txn, rs.Current); err == nil && ok {
+				st.Phase = string(rc.Phase)
+			}
+		} else if busy {
+			st.Phase = "starting"
+		}
+		quals, miners, err := v.qualifyingSnapshot(txn)
+		if err != nil {
+			return err
+		}
+		for _, m := range miners {
+			if m.Endpoint != "" {
+				st.Serving++
+			}
+		}
+		out, _, err := v.opts.Race.Step(rs.State, race.Input{Block: max(head.Number, rs.State.LastBlock), Qualifying: quals})
+		if err == nil {
+			st.Qualifiers, st.Bar = out.Qualifiers, out.Bar
+		}
+		subs, err := v.rec.ListSubmissions(txn)
+		if err != nil {
+			return err
+		}
+		if len(subs) > 0 {
+			st.LastWeights = &subs[len(subs)-1]
+		}
+		races, err := v.rec.ListRaces(txn, 0)
+		if err != nil {
+			return err
+		}
+		for i := range races {
+			if races[i].Phase == records.PhaseDone {
+				st.LastRace = &races[i]
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	st.Suite, err = v.opts.Ledger.Stats(ctx)
+	return st, err
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	st, err := s.opts.Validator.StatusNow(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// LeaderboardRow is one miner on /api/v1/leaderboard.
+type LeaderboardRow struct {
+	UID         uint16   `json:"uid"`
+	Hotkey      string   `json:"hotkey"`
+	Leader      bool     `json:"leader"`
+	Qualifying  *float64 `json:"qualifying_score,omitempty"`
+	QualifiedAt uint64   `json:"qualified_at,omitempty"`
+	LastRace    *float64 `json:"last_race_score,omitempty"`
+	Skipped     string   `json:"skipped,omitempty"`
+}
+
+// Leaderboard ranks miners: the leader first, then by last race score and
+// qualifying score.
+func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
+	var rows []LeaderboardRow
+	err := v.opts.Store.View(func(txn *badger.Txn) error {
+		rs, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		miners, err := v.rec.ListMiners(txn)
+		if err != nil {
+			return err
+		}
+		last := map[uint16]float64{}
+		races, err := v.rec.ListRaces(txn, 0)
+		if err != nil {
+			return err
+		}
+		for _, rc := range races {
+			if rc.Phase == records.PhaseDone {
+				for _, r := range rc.Results {
+					last[r.UID] = r.Score
+				}
+				break
+			}
+		}
+		for _, m := range miners {
+			row := LeaderboardRow{UID: m.UID, Hotkey: m.Hotkey, Skipped: m.Skipped}
+			row.Leader = rs.State.Leader != nil && rs.State.Leader.UID == m.UID && rs.State.Leader.Hotkey == m.Hotkey
+			if m.Qualifying != nil {
+				q := m.Qualifying.Score
+				row.Qualifying, row.QualifiedAt = &q, m.Qualifying.Block
+			}
+			if sc, ok := last[m.UID]; ok {
+				row.LastRace = &sc
+			}
+			rows = append(rows, row)
+		}
+		return nil
+	})
+	val := func(p *float64) float64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Leader != b.Leader {
+			return a.Leader
+		}
+		if val(a.LastRace) != val(b.LastRace) {
+			return val(a.LastRace) > val(b.LastRace)
+		}
+		if val(a.Qualifying) != val(b.Qualifying) {
+			return val(a.Qualifying) > val(b.Qualifying)
+		}
+		return a.UID < b.UID
+	})
+	return rows, err
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, _ *http.Request) {
+	rows, err := s.opts.Validator.Leaderboard()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if rows == nil {
+		rows = []LeaderboardRow{}
+	}
+	writeJSON(w, http.StatusOK, rows)
+}
+
+func (s *Server) races(w http.ResponseWriter, r *http.Request) {
+	limit := 20
+	if q := r.URL.Query().Get("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "limit must be an integer from 1 to 1000")
+			return
+		}
+		limit = n
+	}
+	v := s.opts.Validator
+	var races []records.Race
+	err := v.opts.Store.View(func(txn *badger.Txn) (err error) { races, err = v.rec.ListRaces(txn, limit); return err })
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if races == nil {
+		races = []records.Race{}
+	}
+	writeJSON(w, http.StatusOK, races)
+}
+
+func (s *Server) race(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "race id must be a positive integer")
+		return
+	}
+	v := s.opts.Validator
+	var (
+		rc records.Race
+		ok bool
+	)
+	err = v.opts.Store.View(func(txn *badger.Txn) (err error) { rc, ok, err = v.rec.GetRace(txn, id); return err })
+	switch {
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	case !ok:
+		writeError(w, http.StatusNotFound, "no such race")
+	default:
+		writeJSON(w, http.StatusOK, rc)
+	}
+}
+
+// EpisodeDoc is /api/v1/episodes/{id}.
+type EpisodeDoc struct {
+	Episode records.Episode  `json:"episode"`
+	Verdict *records.Verdict `json:"verdict,omitempty"`
+}
+
+func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if len(id) == 0 || len(id) > 64 {
+		writeError(w, http.StatusBadRequest, "bad episode id")
+		return
+	}
+	v := s.opts.Validator
+	var (
+		doc EpisodeDoc
+		ok  bool
+	)
+	err := v.opts.Store.View(func(txn *badger.Txn) error {
+		var err error
+		if doc.Episode, ok, err = v.rec.GetEpisode(txn, id); err != nil || !ok {
+			return err
+		}
+		vd, judged, err := v.rec.GetVerdict(txn, id)
+		if judged {
+			doc.Verdict = &vd
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	case !ok:
+		writeError(w, http.StatusNotFound, "no such episode")
+	default:
+		writeJSON(w, http.StatusOK, doc)
+	}
+}

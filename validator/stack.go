@@ -1,0 +1,310 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"arena/chain"
+	"arena/config"
+	"arena/episode"
+	"arena/scoring/judge"
+	"arena/scoring/race"
+	"arena/scoring/weights"
+	"arena/shop"
+	"arena/shop/gen"
+	"arena/store"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+// StackOptions configure OpenStack.
+type StackOptions struct {
+	// Config is the validated configuration.
+	Config config.Config
+	// Signer is the validator's unlocked key.
+	Signer *chain.Signer
+	// Registry receives every component's metrics and serves /metrics.
+	Registry *prometheus.Registry
+	// OnEvent receives the validator's progress events (optional).
+	OnEvent func(Event)
+	// Progress reports long start-up stages (catalog, index, suite) with
+	// a stage name and done/total; optional.
+	Progress func(stage string, done, total int)
+	// Store, if set, is used instead of opening Config.DataDir (tests).
+	Store *store.Store
+}
+
+// Stack is a whole validator process: store, chain client, catalog and
+// tools, suite ledger, validator and operator server.
+type Stack struct {
+	Store     *store.Store
+	Chain     *chain.Client
+	Tools     *shop.Tools
+	Ledger    *suite.Ledger
+	Validator *Validator
+	Server    *Server
+
+	ownStore bool
+	log      zerolog.Logger
+}
+
+// OpenStack builds every component from the configuration, in the order
+// that lets a bad setting fail before anything long starts: the operator
+// listener and the store first, then the chain, then the catalog and suite.
+func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *Stack, err error) {
+	cfg := opts.Config
+	reg := opts.Registry
+	s := &Stack{log: log}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+
+	if opts.Store != nil {
+		s.Store = opts.Store
+	} else {
+		s.Store, err = store.Open(store.Options{Dir: cfg.DataDir, GCInterval: cfg.Store.GCInterval.Duration,
+			GCDiscardRatio: cfg.Store.GCDiscardRatio}, log, reg)
+		if err != nil {
+			return nil, err
+		}
+		s.ownStore = true
+	}
+
+	s.Chain, err = chain.Dial(ctx, chain.Options{URL: cfg.Chain.URL, ExpectedChainID: cfg.Chain.ChainID,
+		DialTimeout: cfg.Chain.DialTimeout.Duration, CallTimeout: cfg.Chain.CallTimeout.Duration,
+		ReceiptTimeout: cfg.Chain.ReceiptTimeout.Duration, Registerer: reg}, log)
+	if err != nil {
+		return nil, err
+	}
+
+	idx, err := loadIndex(ctx, cfg.Catalog, log, progress)
+	if err != nil {
+		return nil, err
+	}
+	s.Tools, err = shop.NewTools(shop.ToolsOptions{Index: idx}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+
+	rec := records.New()
+	seed, err := suiteSeed(s.Store, rec, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.Ledger, err = suite.NewLedger(suite.LedgerOptions{Store: s.Store, ProblemsPerRace: cfg.Validator.RaceProblems}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	refill, err := prepareSuite(ctx, s.Ledger, idx, seed, cfg.Validator, log, progress)
+	if err != nil {
+		return nil, err
+	}
+
+	jdg, err := newJudge(cfg, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	ec := cfg.Episode
+	s.Validator, err = New(Options{
+		Chain: s.Chain, Signer: opts.Signer, Store: s.Store, Ledger: s.Ledger, Refill: refill, Tools: s.Tools, Judge: jdg,
+		Netuid: cfg.Chain.Netuid, Tempo: cfg.Chain.Tempo,
+		SyncEveryBlocks: cfg.Validator.SyncEveryBlocks, RaceEveryBlocks: cfg.Validator.RaceEveryBlocks,
+		WeightsEveryBlocks: cfg.Validator.WeightsEveryBlocks, QualifyingProblems: cfg.Validator.QualifyingProblems,
+		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
+		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
+		Race: race.Params{Floor: cfg.Race.Floor, RatioStart: cfg.Race.RatioStart, RatioFloor: cfg.Race.RatioFloor,
+			DecayBlocks: cfg.Race.DecayBlocks, Margin: cfg.Race.Margin},
+		Weights: weights.Policy{Kind: weights.Kind(cfg.Weights.Policy), TopShare: cfg.Weights.TopShare,
+			TailShare: cfg.Weights.TailShare, BurnFraction: cfg.Weights.BurnFraction, BurnUID: cfg.Weights.BurnUID},
+		Limits: episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
+			MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
+			MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes},
+		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: cfg.Metrics.Listen,
+		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
+		OnEvent: opts.OnEvent,
+	}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	s.Server, err = NewServer(ServerOptions{Listen: cfg.Metrics.Listen, Gatherer: reg, Validator: s.Validator}, log)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs the store's GC loop, the validator and the operator server
+// until ctx ends or one of them fails.
+func (s *Stack) Run(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.Store.Run(gctx) })
+	g.Go(func() error { return s.Server.Run(gctx) })
+	g.Go(func() error { return s.Validator.Run(gctx) })
+	return g.Wait()
+}
+
+// Close releases the chain connection and the store (if the stack opened
+// it). It is safe on a partly built stack.
+func (s *Stack) Close() {
+	if s.Server != nil {
+		_ = s.Server.ln.Close()
+	}
+	if s.Chain != nil {
+		s.Chain.Close()
+	}
+	if s.ownStore && s.Store != nil {
+		if err := s.Store.Close(); err != nil {
+			s.log.Error().Err(err).Msg("close store")
+		}
+	}
+}
+
+// loadIndex reads or generates the catalog and builds its search index.
+func loadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, error) {
+	start := time.Now()
+	var products []shop.Product
+	if cc.File != "" {
+		ps, _, err := shop.LoadFile(ctx, cc.File, shop.LoadOptions{}, log)
+		if err != nil {
+			return nil, fmt.Errorf("catalog.file: %w", err)
+		}
+		products = ps
+	} else {
+		g, err := gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed, Progress: func(d, t int) { progress("generating catalog", d, t) }}, log)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		if products, err = g.Products(ctx); err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+	}
+	cat, err := shop.NewCatalog(products)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }}, log)
+	if err != nil {
+		return nil, fmt.Errorf("catalog index: %w", err)
+	}
+	log.Info().Int("products", cat.Len()).Dur("took", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
+	return idx, nil
+}
+
+// suiteSeed returns the persisted generator seed, persisting the
+// configured one (or a random one) on first start, so the suite keeps
+// growing from the same stream across restarts.
+func suiteSeed(st *store.Store, rec *records.Records, cfg config.Config) (uint64, error) {
+	var seed uint64
+	err := st.Update(func(txn *badger.Txn) error {
+		m, ok, err := rec.GetMeta(txn)
+		if err != nil {
+			return err
+		}
+		if ok && m.SuiteSeed != 0 {
+			if cfg.Validator.SuiteSeed != 0 && cfg.Validator.SuiteSeed != m.SuiteSeed {
+				return fmt.Errorf("validator.suite_seed %d differs from the seed %d this data dir was built with; use that seed or a new data dir",
+					cfg.Validator.SuiteSeed, m.SuiteSeed)
+			}
+			seed = m.SuiteSeed
+			return nil
+		}
+		seed = cfg.Validator.SuiteSeed
+		for seed == 0 {
+			seed = randomSeed()
+		}
+		m.SuiteSeed = seed
+		return rec.PutMeta(txn, m)
+	})
+	return seed, err
+}
+
+// prepareSuite fills an empty ledger with the public qualifying set and
+// makes sure the hidden pool can cover a race. It returns the refill
+// source for the hidden pool.
+func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, seed uint64, vc config.ValidatorConfig,
+	log zerolog.Logger, progress func(string, int, int)) (suite.Source, error) {
+	stats, err := ledger.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	public := stats.Partitions[suite.Public]
+	if public == nil || public.Clusters < vc.QualifyingProblems {
+		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed}, log)
+		if err != nil {
+			return nil, err
+		}
+		ps, _, err := g.Generate(ctx, suite.Request{Count: vc.PublicProblems, Progress: func(d, t int) { progress("generating public problems", d, t) }})
+		if err != nil {
+			return nil, fmt.Errorf("public suite: %w", err)
+		}
+		rep, err := ledger.Add(ctx, ps, suite.Public)
+		if err != nil {
+			return nil, fmt.Errorf("public suite: %w", err)
+		}
+		log.Info().Int("added", rep.Added).Msg("public qualifying set generated")
+	}
+	// Hidden problems come from another stream of the same seed, so they
+	// never repeat public ones (and the ledger drops any that share a
+	// target with them).
+	hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed ^ 0x9e3779b97f4a7c15}, log)
+	if err != nil {
+		return nil, err
+	}
+	src := suite.GeneratorSource(hg, suite.DefaultMix())
+	progress("generating hidden problems", 0, 1)
+	rep, err := ledger.Refill(ctx, max(vc.HiddenMinClusters, vc.RaceProblems), src)
+	if err != nil {
+		return nil, fmt.Errorf("hidden pool: %w", err)
+	}
+	progress("generating hidden problems", 1, 1)
+	stats, err = ledger.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p := stats.Partitions[suite.Public]; p == nil || p.Clusters < vc.QualifyingProblems {
+		return nil, fmt.Errorf("public suite has %d clusters, fewer than validator.qualifying_problems (%d); raise validator.public_problems or the catalog size",
+			clusters(p), vc.QualifyingProblems)
+	}
+	log.Info().Int("public_clusters", clusters(stats.Partitions[suite.Public])).Int("hidden_available", rep.HiddenAvailable).Msg("suite ready")
+	return src, nil
+}
+
+func clusters(p *suite.PartitionStats) int {
+	if p == nil {
+		return 0
+	}
+	return p.Clusters
+}
+
+// newJudge builds the configured reasoning judge.
+func newJudge(cfg config.Config, log zerolog.Logger, reg prometheus.Registerer) (judge.Judge, error) {
+	grounding := judge.NewGrounding(judge.GroundingOptions{}, log)
+	switch cfg.Judge.Kind {
+	case "", "grounding":
+		return grounding, nil
+	case "llm":
+		var models []string
+		for _, m := range strings.Split(cfg.Judge.Models, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				models = append(models, m)
+			}
+		}
+		return judge.NewLLM(judge.LLMOptions{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey.Reveal(), Models: models,
+			Timeout: cfg.LLM.Timeout.Duration, Fallback: grounding, Registerer: reg}, log)
+	}
+	return nil, errors.New("judge.kind must be grounding or llm")
+}

@@ -1,0 +1,395 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"arena/chain"
+	"arena/episode"
+	"arena/scoring"
+	"arena/scoring/judge"
+	"arena/scoring/race"
+	"arena/scoring/weights"
+	"arena/shop"
+	"arena/store"
+	"arena/suite"
+	"arena/validator/records"
+)
+
+// Options configure New. Every component is built by the caller (main) and
+// injected, so the validator can be tested with a devnet, an in-memory
+// store and loopback miners.
+type Options struct {
+	Chain  *chain.Client
+	Signer *chain.Signer
+	Store  *store.Store
+	Ledger *suite.Ledger
+	// Refill generates new hidden problems when the pool runs low; nil
+	// disables refilling.
+	Refill suite.Source
+	Tools  *shop.Tools
+	Judge  judge.Judge
+	// Titles matches title phrases in the rule metrics; nil is lexical.
+	Titles scoring.TitleMatcher
+
+	Netuid uint16
+	Tempo  uint64
+
+	SyncEveryBlocks       uint64
+	RaceEveryBlocks       uint64
+	WeightsEveryBlocks    uint64
+	QualifyingProblems    int
+	RaceProblems          int
+	QualifyingConcurrency int
+	HiddenMinClusters     int
+	// QualifyingSeed picks the public qualifying set; every miner runs the
+	// same problems.
+	QualifyingSeed uint64
+
+	Race    race.Params
+	Weights weights.Policy
+	Limits  episode.Limits
+
+	// AllowPrivateAxons lets the validator dial loopback and private
+	// addresses (a devnet); otherwise such axons are skipped.
+	AllowPrivateAxons bool
+	// OperatorListen is the operator listener's address; a miner
+	// announcing it is skipped.
+	OperatorListen string
+
+	ReconnectMin, ReconnectMax time.Duration
+
+	// OnEvent, if set, receives progress events (arena dev's live view).
+	// It is called synchronously and must not block.
+	OnEvent func(Event)
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if o.Chain == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || o.Tools == nil || o.Judge == nil {
+		errs = append(errs, errors.New("chain, signer, store, ledger, tools and judge are required"))
+	}
+	if o.Tempo == 0 || o.SyncEveryBlocks == 0 || o.RaceEveryBlocks == 0 || o.WeightsEveryBlocks == 0 {
+		errs = append(errs, errors.New("tempo and the sync, race and weights intervals must be positive"))
+	}
+	if o.QualifyingProblems < 1 || o.RaceProblems < 1 || o.QualifyingConcurrency < 1 {
+		errs = append(errs, errors.New("qualifying problems, race problems and qualifying concurrency must be at least 1"))
+	}
+	if err := o.Race.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Weights.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Limits.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Validator is the daemon: it follows heads and, block by block, syncs the
+// metagraph, qualifies miners, runs races, judges and sets weights.
+type Validator struct {
+	opts   Options
+	log    zerolog.Logger
+	rec    *records.Records
+	runner *episode.Runner
+	m      *metrics
+
+	mu         sync.Mutex
+	meta       *chain.Metagraph
+	hyper      *chain.Hyperparams
+	selfUID    int // -1 when our hotkey is not registered
+	lastSync   uint64
+	qualifying map[uint16]bool // uids with a qualifying run in flight
+	retryAfter map[uint16]uint64
+	raceBusy   bool
+	weightBusy bool
+	head       chain.Head
+	headSeen   time.Time
+
+	synced     atomic.Bool
+	subscribed atomic.Bool
+	work       sync.WaitGroup
+	qualifySem chan struct{}
+}
+
+// New builds a validator. reg receives its metrics (and the episode
+// runner's); nil registers none.
+func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validator, error) {
+	opts.Limits = opts.Limits.WithDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("validator: %w", err)
+	}
+	log = log.With().Str("component", "validator").Logger()
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Tools, Limits: opts.Limits}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{
+		opts: opts, log: log, rec: records.New(), runner: runner, m: m,
+		selfUID: -1, qualifying: map[uint16]bool{}, retryAfter: map[uint16]uint64{},
+		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
+	}
+	m.lastHead = func() (chain.Head, time.Time) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.head, v.headSeen
+	}
+	return v, nil
+}
+
+// Records exposes the validator's keyspaces (for the API and tests).
+func (v *Validator) Records() *records.Records { return v.rec }
+
+// Ready reports whether the validator is ready: the store is open, the
+// chain is subscribed and the first sync is done.
+func (v *Validator) Ready() (bool, []string) {
+	var why []string
+	if !v.subscribed.Load() {
+		why = append(why, "no head received from the chain yet")
+	}
+	if !v.synced.Load() {
+		why = append(why, "first metagraph sync not done")
+	}
+	return len(why) == 0, why
+}
+
+// Run follows the chain until ctx ends. Work in flight (episodes, judging,
+// a weights transaction) is given ctx too: episodes end "aborted", and
+// whatever completed is already persisted. It returns nil on a clean
+// shutdown.
+func (v *Validator) Run(ctx context.Context) error {
+	if err := v.resume(); err != nil {
+		return err
+	}
+	follower := v.opts.Chain.FollowHeads(chain.HeadsOptions{
+		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax,
+		OnGap: func(g chain.Gap) {
+			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime", g.Downtime).Msg("head gap: blocks not seen live")
+			v.emit(Event{Kind: EventGap, Block: g.To, Text: fmt.Sprintf("chain gap of %d blocks (downtime %s)", g.Missed, g.Downtime.Round(time.Millisecond))})
+		},
+	})
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return follower.Run(gctx) })
+	g.Go(func() error {
+		for {
+			select {
+			case <-gctx.Done():
+				return nil
+			case h := <-follower.Heads():
+				// Heads queued behind this one are blocks the scheduler is behind.
+				v.m.blocksBehind.Set(float64(len(follower.Heads())))
+				v.onHead(gctx, h)
+			}
+		}
+	})
+	err := g.Wait()
+	v.work.Wait()
+	if ctx.Err() != nil {
+		v.log.Info().Msg("validator stopped")
+		return nil
+	}
+	return err
+}
+
+// onHead is the block-driven scheduler: everything it starts that takes
+// longer than a block runs in its own goroutine, tracked by v.work.
+func (v *Validator) onHead(ctx context.Context, h chain.Head) {
+	v.subscribed.Store(true)
+	v.mu.Lock()
+	v.head, v.headSeen = h, time.Now()
+	needSync := v.meta == nil || h.Number >= v.lastSync+v.opts.SyncEveryBlocks
+	v.mu.Unlock()
+	if err := v.opts.Store.Update(func(txn *badger.Txn) error {
+		return v.rec.PutCursor(txn, records.Cursor{Block: h.Number, Hash: h.Hash.Hex()})
+	}); err != nil {
+		v.log.Error().Err(err).Msg("store: write chain cursor")
+	}
+	if needSync {
+		if err := v.sync(ctx, h.Number); err != nil {
+			if ctx.Err() == nil {
+				v.log.Warn().Err(err).Uint64("block", h.Number).Msg("metagraph sync failed; retrying next block")
+			}
+			return
+		}
+	}
+	v.scheduleQualifying(ctx, h.Number)
+	v.scheduleRace(ctx, h.Number)
+	v.scheduleWeights(ctx, h.Number)
+}
+
+// sync refreshes the metagraph and hyperparameters and the miner records.
+func (v *Validator) sync(ctx context.Context, block uint64) error {
+	meta, err := v.opts.Chain.Metagraph(ctx, v.opts.Netuid)
+	if err != nil {
+		return fmt.Errorf("metagraph: %w", err)
+	}
+	hyper, err := v.opts.Chain.Hyperparams(ctx, v.opts.Netuid)
+	if err != nil {
+		return fmt.Errorf("hyperparameters: %w", err)
+	}
+	self := -1
+	if n, ok := meta.ByHotkey(v.opts.Signer.Hotkey()); ok {
+		self = int(n.UID)
+	}
+	serving := 0
+	err = v.opts.Store.Update(func(txn *badger.Txn) error {
+		for _, n := range meta.Neurons {
+			if int(n.UID) == self {
+				continue
+			}
+			m, ok, err := v.rec.GetMiner(txn, n.UID)
+			if err != nil {
+				return err
+			}
+			hotkey := n.Hotkey.SS58()
+			if !ok || m.Hotkey != hotkey {
+				// A new hotkey on the uid starts from scratch.
+				m = records.Miner{UID: n.UID, Hotkey: hotkey, FirstSeen: block}
+			}
+			m.LastSeen = block
+			m.Endpoint, m.Skipped = "", ""
+			if reason := v.axonProblem(n.Axon); reason != "" {
+				m.Skipped = reason
+			} else {
+				m.Endpoint = n.Axon.HostPort()
+				serving++
+			}
+			if err := v.rec.PutMiner(txn, &m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	first := !v.synced.Load()
+	v.mu.Lock()
+	v.meta, v.hyper, v.selfUID, v.lastSync = meta, hyper, self, block
+	v.mu.Unlock()
+	v.m.metagraph.Set(float64(len(meta.Neurons)))
+	v.m.serving.Set(float64(serving))
+	v.synced.Store(true)
+	if first {
+		if self < 0 {
+			v.log.Warn().Str("hotkey", v.opts.Signer.Hotkey().SS58()).Str("address", v.opts.Signer.Address.Hex()).
+				Msg("this validator's hotkey is not registered on the subnet: it will run miners but cannot set weights")
+		}
+		v.log.Info().Uint64("block", block).Int("neurons", len(meta.Neurons)).Int("serving", serving).Int("uid", self).
+			Bool("commit_reveal", hyper.CommitRevealEnabled).Uint64("rate_limit", hyper.WeightsSetRateLimit).Msg("first sync done; ready")
+		v.emit(Event{Kind: EventSync, Block: block, Text: fmt.Sprintf("synced: %d neurons, %d miners serving, our uid %d", len(meta.Neurons), serving, self)})
+	}
+	v.updatePoolMetrics(ctx)
+	return nil
+}
+
+// axonProblem says why an axon must not be dialled, or "". Chain data is
+// untrusted: a miner could point the validator at its own operator port or
+// at a privileged service.
+func (v *Validator) axonProblem(a chain.Axon) string {
+	if !a.Served() {
+		return "not serving (no axon announced)"
+	}
+	ip := a.IP.Unmap()
+	switch {
+	case !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast():
+		return fmt.Sprintf("axon ip %s is not a unicast address", a.IP)
+	case a.Port < 1024:
+		return fmt.Sprintf("axon port %d is below 1024", a.Port)
+	case v.opts.OperatorListen != "" && isOperatorAddr(a, v.opts.OperatorListen):
+		return fmt.Sprintf("axon %s is this validator's operator listener", a.HostPort())
+	case !v.opts.AllowPrivateAxons && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()):
+		return fmt.Sprintf("axon ip %s is loopback or private (validator.allow_private_axons is off)", ip)
+	}
+	return ""
+}
+
+func isOperatorAddr(a chain.Axon, listen string) bool {
+	ap, err := netip.ParseAddrPort(listen)
+	if err != nil {
+		return false
+	}
+	if ap.Port() != a.Port {
+		return false
+	}
+	ip := a.IP.Unmap()
+	return ap.Addr().Unmap() == ip || ap.Addr().IsUnspecified() || ip.IsLoopback() && ap.Addr().IsLoopback()
+}
+
+// go runs fn as tracked background work.
+func (v *Validator) spawn(fn func()) {
+	v.work.Add(1)
+	go func() {
+		defer v.work.Done()
+		fn()
+	}()
+}
+
+// snapshot returns the current metagraph and hyperparameters.
+func (v *Validator) snapshot() (*chain.Metagraph, *chain.Hyperparams, int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.meta, v.hyper, v.selfUID
+}
+
+func (v *Validator) emit(e Event) {
+	if v.opts.OnEvent != nil {
+		v.opts.OnEvent(e)
+	}
+}
+
+// resume repairs state left by a crash or a stop: a race that was running
+// is aborted (its problems are exposed, so it is re-run on fresh ones); a
+// race being judged is finished by the scheduler; pending weights are
+// reconciled by the weights loop.
+func (v *Validator) resume() error {
+	return v.opts.Store.Update(func(txn *badger.Txn) error {
+		st, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		if st.Current == 0 {
+			return nil
+		}
+		rc, ok, err := v.rec.GetRace(txn, st.Current)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			v.log.Error().Uint64("race", st.Current).Msg("race state names a race that is not stored; clearing it")
+			st.Current = 0
+			return v.rec.PutState(txn, st)
+		}
+		if rc.Phase == records.PhaseRunning {
+			rc.Phase = records.PhaseAborted
+			rc.AbortReason = "the validator stopped while episodes were in flight; re-run on fresh hidden problems"
+			if err := v.rec.PutRace(txn, &rc); err != nil {
+				return err
+			}
+			st.Current = 0
+			if st.LastWindow >= rc.Window {
+				st.LastWindow = rc.Window - 1 // the window may race again, on new problems
+			}
+			v.log.Warn().Uint64("race", rc.ID).Msg("race interrupted mid-episodes: aborted; a new race will be drawn")
+			return v.rec.PutState(txn, st)
+		}
+		v.log.Info().Uint64("race", rc.ID).Str("phase", string(rc.Phase)).Msg("resuming race")
+		return nil
+	})
+}

@@ -1,0 +1,242 @@
+package validator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/ethereum/go-ethereum/common"
+
+	"arena/chain"
+	"arena/scoring/weights"
+	"arena/store"
+	"arena/validator/records"
+)
+
+// saltLen is the number of u16 words in a commit-reveal salt, as the
+// Python SDK uses.
+const saltLen = 8
+
+// scheduleWeights reveals due commits and, when the window and the rate
+// limit allow, submits the policy's weights for the latest race.
+func (v *Validator) scheduleWeights(ctx context.Context, block uint64) {
+	meta, hyper, self := v.snapshot()
+	if meta == nil || hyper == nil || self < 0 {
+		return
+	}
+	v.mu.Lock()
+	if v.weightBusy {
+		v.mu.Unlock()
+		return
+	}
+	v.weightBusy = true
+	v.mu.Unlock()
+	v.spawn(func() {
+		defer func() {
+			v.mu.Lock()
+			v.weightBusy = false
+			v.mu.Unlock()
+		}()
+		if err := v.weightsStep(ctx, block, meta, hyper, uint16(self)); err != nil && ctx.Err() == nil {
+			v.log.Error().Err(err).Uint64("block", block).Msg("weights")
+		}
+	})
+}
+
+// weightsStep does at most one chain transaction per call: a reveal that
+// is due, the retry of a pending submission, or a new submission.
+func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.Metagraph, hyper *chain.Hyperparams, self uint16) error {
+	var subs []records.Submission
+	var st records.RaceState
+	if err := v.opts.Store.View(func(txn *badger.Txn) (err error) {
+		if subs, err = v.rec.ListSubmissions(txn); err != nil {
+			return err
+		}
+		st, err = v.rec.GetState(txn)
+		return err
+	}); err != nil {
+		return err
+	}
+	lastUpdate := uint64(0)
+	if n, ok := neuronByUID(meta, self); ok {
+		lastUpdate = n.LastUpdate
+	}
+	lastSent := lastUpdate
+	for i := range subs {
+		s := &subs[i]
+		lastSent = max(lastSent, s.Block, s.RevealBlock)
+		switch {
+		case s.Status == records.StatusCommitted && chain.EpochIndex(block, v.opts.Netuid, v.opts.Tempo) >= s.RevealEpoch:
+			return v.reveal(ctx, s)
+		case s.Status == records.StatusPending:
+			return v.retryPending(ctx, s, lastUpdate, hyper)
+		}
+	}
+	if block >= lastUpdate {
+		v.m.sinceWeights.Set(float64(block - lastUpdate))
+	}
+	window := block / v.opts.WeightsEveryBlocks
+	if len(subs) > 0 && subs[len(subs)-1].Window >= window {
+		return nil // never twice in one window
+	}
+	if lastSent > 0 && block < lastSent+max(hyper.WeightsSetRateLimit, v.opts.WeightsEveryBlocks) {
+		return nil
+	}
+	n := len(meta.Neurons)
+	vec, err := v.opts.Weights.Vector(st.Ranked, n)
+	if err != nil {
+		return fmt.Errorf("weights policy: %w", err)
+	}
+	uids := make([]uint16, n)
+	for i := range uids {
+		uids[i] = uint16(i)
+	}
+	maxLimit := float32(chain.U16ToFloat(hyper.MaxWeightLimit))
+	outUIDs, values, err := weights.EmitWeightsForNetuid(uids, vec, n, int(hyper.MinAllowedWeights), maxLimit, 0)
+	if err != nil {
+		return fmt.Errorf("weights conversion: %w", err)
+	}
+	sub := records.Submission{Window: window, Op: "set", Status: records.StatusPending, RaceID: st.RankedRace,
+		UIDs: outUIDs, Values: values, VersionKey: hyper.WeightsVersionKey, CreatedBlock: block}
+	if hyper.CommitRevealEnabled {
+		sub.Op = "commit"
+		sub.Salt = newSalt()
+		sub.CommitHash = common.Hash(chain.CommitHash(v.opts.Signer.Hotkey(), v.opts.Netuid, outUIDs, values, sub.Salt, sub.VersionKey)).Hex()
+	}
+	// The submission (with its salt) is durable before the transaction is
+	// sent, so a crash can neither lose a commit's salt nor send twice.
+	if err := v.putSubmission(&sub); err != nil {
+		return err
+	}
+	return v.send(ctx, &sub, hyper)
+}
+
+// send submits a pending submission and records the outcome.
+func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *chain.Hyperparams) error {
+	w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
+	var (
+		res *chain.TxResult
+		err error
+	)
+	if sub.Op == "commit" {
+		res, err = v.opts.Chain.CommitWeights(ctx, v.opts.Signer, v.opts.Netuid, common.HexToHash(sub.CommitHash), chain.TxOptions{})
+	} else {
+		res, err = v.opts.Chain.SetWeights(ctx, v.opts.Signer, w, chain.TxOptions{})
+	}
+	if err != nil {
+		var rej *chain.RejectedError
+		if errors.As(err, &rej) {
+			v.m.submissions.WithLabelValues(sub.Op, "rejected").Inc()
+			if errors.Is(err, chain.ErrRateLimited) && !rej.OnChain {
+				// Not sent: drop the pending record so the next block retries.
+				return v.opts.Store.Update(func(txn *badger.Txn) error {
+					return v.rec.Submissions.Delete(txn, v.rec.Submissions.Key(storeU64(sub.Window)))
+				})
+			}
+			sub.Status, sub.Error = records.StatusFailed, err.Error()
+			v.emit(Event{Kind: EventWeightsFailed, Block: sub.CreatedBlock, Text: "weights refused: " + err.Error()})
+			return errors.Join(v.putSubmission(sub), err)
+		}
+		v.m.submissions.WithLabelValues(sub.Op, "error").Inc()
+		return fmt.Errorf("%s (left pending; reconciled next block): %w", sub.Op, err)
+	}
+	v.m.submissions.WithLabelValues(sub.Op, "ok").Inc()
+	sub.TxHash, sub.Block = res.Hash.Hex(), res.Block
+	if sub.Op == "commit" {
+		sub.Status = records.StatusCommitted
+		sub.RevealEpoch = chain.EpochIndex(res.Block, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
+		v.log.Info().Uint64("window", sub.Window).Str("tx", sub.TxHash).Uint64("block", res.Block).Uint64("reveal_epoch", sub.RevealEpoch).Msg("weights committed")
+		v.emit(Event{Kind: EventWeightsCommit, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights committed in block %d (tx %s), reveal at epoch %d", res.Block, short(sub.TxHash), sub.RevealEpoch)})
+	} else {
+		sub.Status = records.StatusSet
+		v.log.Info().Uint64("window", sub.Window).Str("tx", sub.TxHash).Uint64("block", res.Block).Interface("uids", sub.UIDs).Interface("values", sub.Values).Msg("weights set")
+		v.emit(Event{Kind: EventWeightsSet, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights set in block %d (tx %s): %s", res.Block, short(sub.TxHash), describeWeights(sub))})
+	}
+	return v.putSubmission(sub)
+}
+
+// retryPending settles a submission whose transaction may or may not have
+// been sent (the validator stopped, or the node failed mid-call).
+func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, lastUpdate uint64, hyper *chain.Hyperparams) error {
+	if sub.Op == "set" && lastUpdate >= sub.CreatedBlock && sub.CreatedBlock > 0 {
+		// The chain recorded weights from us after we wrote the record:
+		// the transaction landed.
+		sub.Status, sub.Block = records.StatusSet, lastUpdate
+		sub.TxHash = "unknown (confirmed by last_update)"
+		v.log.Info().Uint64("window", sub.Window).Uint64("last_update", lastUpdate).Msg("pending weights found on chain")
+		return v.putSubmission(sub)
+	}
+	// Re-sending is safe: a set that did not land has not been counted,
+	// and a commit with the same hash is matched by one reveal.
+	return v.send(ctx, sub, hyper)
+}
+
+// reveal reveals a committed submission.
+func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
+	w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
+	res, err := v.opts.Chain.RevealWeights(ctx, v.opts.Signer, w, sub.Salt, chain.TxOptions{})
+	if err != nil {
+		var rej *chain.RejectedError
+		if errors.As(err, &rej) {
+			v.m.submissions.WithLabelValues("reveal", "rejected").Inc()
+			sub.Status, sub.Error = records.StatusFailed, "reveal: "+err.Error()
+			v.emit(Event{Kind: EventWeightsFailed, Block: sub.Block, Text: "reveal refused: " + err.Error()})
+			return errors.Join(v.putSubmission(sub), err)
+		}
+		v.m.submissions.WithLabelValues("reveal", "error").Inc()
+		return fmt.Errorf("reveal (retried next block): %w", err)
+	}
+	v.m.submissions.WithLabelValues("reveal", "ok").Inc()
+	sub.Status, sub.RevealTxHash, sub.RevealBlock = records.StatusRevealed, res.Hash.Hex(), res.Block
+	v.log.Info().Uint64("window", sub.Window).Str("tx", sub.RevealTxHash).Uint64("block", res.Block).Msg("weights revealed")
+	v.emit(Event{Kind: EventWeightsReveal, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights revealed in block %d (tx %s): %s", res.Block, short(sub.RevealTxHash), describeWeights(sub))})
+	return v.putSubmission(sub)
+}
+
+func (v *Validator) putSubmission(s *records.Submission) error {
+	return v.opts.Store.Update(func(txn *badger.Txn) error { return v.rec.PutSubmission(txn, s) })
+}
+
+func newSalt() []uint16 {
+	var b [2 * saltLen]byte
+	_, _ = rand.Read(b[:])
+	out := make([]uint16, saltLen)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return out
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:10] + "…"
+	}
+	return h
+}
+
+// describeWeights renders the non-zero weights as "uid 3: 100%".
+func describeWeights(s *records.Submission) string {
+	total := 0
+	for _, w := range s.Values {
+		total += int(w)
+	}
+	if total == 0 {
+		return "all zero"
+	}
+	out := ""
+	for i, u := range s.UIDs {
+		if s.Values[i] == 0 {
+			continue
+		}
+		if out != "" {
+			out += ", "
+		}
+		out += fmt.Sprintf("uid %d %.1f%%", u, 100*float64(s.Values[i])/float64(total))
+	}
+	return out
+}
+
+func storeU64(v uint64) store.KeyPart { return store.U64(v) }

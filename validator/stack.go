@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -100,8 +101,12 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
+	genesis, err := s.Chain.Eth().HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		return nil, fmt.Errorf("chain: read the genesis block: %w", err)
+	}
 	rec := records.New()
-	seed, err := suiteSeed(s.Store, rec, cfg)
+	seed, err := checkMeta(s.Store, rec, cfg, genesis.Hash().Hex())
 	if err != nil {
 		return nil, err
 	}
@@ -204,15 +209,24 @@ func loadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger,
 	return idx, nil
 }
 
-// suiteSeed returns the persisted generator seed, persisting the
-// configured one (or a random one) on first start, so the suite keeps
-// growing from the same stream across restarts.
-func suiteSeed(st *store.Store, rec *records.Records, cfg config.Config) (uint64, error) {
+// ErrOtherChain is returned when the data dir was built against a chain
+// with another genesis block.
+var ErrOtherChain = errors.New("data dir belongs to another chain")
+
+// checkMeta checks that the data dir belongs to this chain and returns the
+// persisted generator seed. On first start it records the chain's genesis
+// hash and the configured (or a random) seed, so the suite keeps growing
+// from the same stream across restarts.
+func checkMeta(st *store.Store, rec *records.Records, cfg config.Config, genesis string) (uint64, error) {
 	var seed uint64
 	err := st.Update(func(txn *badger.Txn) error {
 		m, ok, err := rec.GetMeta(txn)
 		if err != nil {
 			return err
+		}
+		if ok && m.Genesis != "" && m.Genesis != genesis {
+			return fmt.Errorf("%w: it was built on the chain with genesis %s, but %s has genesis %s; use another data_dir",
+				ErrOtherChain, m.Genesis, cfg.Chain.URL, genesis)
 		}
 		if ok && m.SuiteSeed != 0 {
 			if cfg.Validator.SuiteSeed != 0 && cfg.Validator.SuiteSeed != m.SuiteSeed {
@@ -220,13 +234,13 @@ func suiteSeed(st *store.Store, rec *records.Records, cfg config.Config) (uint64
 					cfg.Validator.SuiteSeed, m.SuiteSeed)
 			}
 			seed = m.SuiteSeed
-			return nil
+		} else {
+			seed = cfg.Validator.SuiteSeed
+			for seed == 0 {
+				seed = randomSeed()
+			}
 		}
-		seed = cfg.Validator.SuiteSeed
-		for seed == 0 {
-			seed = randomSeed()
-		}
-		m.SuiteSeed = seed
+		m.SuiteSeed, m.Genesis = seed, genesis
 		return rec.PutMeta(txn, m)
 	})
 	return seed, err

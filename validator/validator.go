@@ -120,6 +120,8 @@ type Validator struct {
 
 	synced     atomic.Bool
 	subscribed atomic.Bool
+	readyOnce  sync.Once
+	readyC     chan struct{}
 	work       sync.WaitGroup
 	qualifySem chan struct{}
 }
@@ -144,6 +146,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		opts: opts, log: log, rec: records.New(), runner: runner, m: m,
 		selfUID: -1, qualifying: map[uint16]bool{}, retryAfter: map[uint16]uint64{},
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
+		readyC:     make(chan struct{}),
 	}
 	m.lastHead = func() (chain.Head, time.Time) {
 		v.mu.Lock()
@@ -168,6 +171,9 @@ func (v *Validator) Ready() (bool, []string) {
 	}
 	return len(why) == 0, why
 }
+
+// ReadyC is closed once the validator is first ready (see Ready).
+func (v *Validator) ReadyC() <-chan struct{} { return v.readyC }
 
 // Run follows the chain until ctx ends. Work in flight (episodes, judging,
 // a weights transaction) is given ctx too: episodes end "aborted", and
@@ -286,6 +292,7 @@ func (v *Validator) sync(ctx context.Context, block uint64) error {
 	v.m.metagraph.Set(float64(len(meta.Neurons)))
 	v.m.serving.Set(float64(serving))
 	v.synced.Store(true)
+	v.readyOnce.Do(func() { close(v.readyC) })
 	if first {
 		if self < 0 {
 			v.log.Warn().Str("hotkey", v.opts.Signer.Hotkey().SS58()).Str("address", v.opts.Signer.Address.Hex()).

@@ -217,8 +217,16 @@ func short(h string) string {
 	return h
 }
 
-// describeWeights renders the non-zero weights as "uid 3: 100%".
+// describeWeights renders the non-zero weights as "uid 3 100.0%", noting
+// when no race has been decided yet.
 func describeWeights(s *records.Submission) string {
+	if s.RaceID == 0 {
+		return describeValues(s) + " (no race decided yet: the burn uid gets it all)"
+	}
+	return describeValues(s) + fmt.Sprintf(" (from race %d)", s.RaceID)
+}
+
+func describeValues(s *records.Submission) string {
 	total := 0
 	for _, w := range s.Values {
 		total += int(w)

@@ -47,7 +47,8 @@ func newApp(env *cliEnv) *cli.Command {
 		UsageText: "arena [global options] command [command options]",
 		Description: "arena follows a subtensor chain over its EVM JSON-RPC, runs shopping problems against\n" +
 			"miners' agents, judges the trajectories and sets weights on chain.\n\n" +
-			"Start a local chain with `arena devnet`; see docs/ for the protocol, operations and chain notes.",
+			"Try the whole arena on a local chain with `arena dev`; run a validator with `arena run`.\n" +
+			"See docs/ for the protocol, operations, scoring and dataset formats.",
 		Writer:                env.stdout,
 		ErrWriter:             env.stderr,
 		EnableShellCompletion: false,
@@ -55,6 +56,9 @@ func newApp(env *cliEnv) *cli.Command {
 		Flags:                 env.globalFlags(),
 		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
 		Commands: []*cli.Command{
+			newDevCommand(env),
+			newRunCommand(env),
+			newStatusCommand(env),
 			newVersionCommand(env),
 			newConfigCommand(env),
 			newKeysCommand(env),
@@ -64,6 +68,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newSuiteCommand(env),
 			newMinerCommand(env),
 			newScoreCommand(env),
+			newStoreCommand(env),
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"arena/store"
+	"arena/suite"
+	"arena/validator/records"
 )
 
 // storeDataFlags lets --data override the data_dir config key.
@@ -206,4 +209,72 @@ func (c cancelableReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+func newStoreCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:  "store",
+		Usage: "inspect the validator's database",
+		Commands: []*cli.Command{{
+			Name:      "check",
+			Usage:     "verify the database's cross-references without changing anything",
+			UsageText: "arena [--config FILE] store check [--data DIR] [--json]",
+			Description: "Opens --data (or data_dir) read-only and checks that every index entry names a stored\n" +
+				"episode and every episode is indexed, that every verdict has its episode, that each race's\n" +
+				"clusters were exposed at its start and raced once, that finished races have one judged\n" +
+				"episode per racer and problem, that weight submissions carry their salts and transactions,\n" +
+				"and that qualifying runs name stored episodes. Exits 1 when a problem is found.\n" +
+				"Stop the validator first (it locks the database).",
+			Flags: []cli.Flag{
+				storeDataFlag("database `DIR` to check"),
+				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				cfg, log, err := env.load(cmd, storeDataFlags)
+				if err != nil {
+					return err
+				}
+				return runStoreCheck(ctx, env, log, cfg.DataDir, cmd.Bool("json"))
+			},
+		}},
+	}
+}
+
+func runStoreCheck(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir string, asJSON bool) error {
+	st, err := store.Open(store.Options{Dir: dataDir, ReadOnly: true}, log, nil)
+	switch {
+	case errors.Is(err, store.ErrInUse):
+		return fmt.Errorf("store check: %w (stop the validator first)", err)
+	case err != nil:
+		return fmt.Errorf("store check: %w", err)
+	}
+	defer st.Close()
+	ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, log, nil)
+	if err != nil {
+		return fmt.Errorf("store check: %w", err)
+	}
+	rep, err := records.New().Check(ctx, st, ledger)
+	if err != nil {
+		return fmt.Errorf("store check: %w", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.stdout, "checked %d episodes, %d verdicts, %d races, %d weight submissions, %d miners, %d clusters\n",
+			rep.Episodes, rep.Verdicts, rep.Races, rep.Submissions, rep.Miners, rep.Clusters)
+		for _, p := range rep.Problems {
+			fmt.Fprintf(env.stdout, "  problem: %s\n", p)
+		}
+	}
+	if !rep.OK() {
+		return cli.Exit(fmt.Sprintf("store check: %d problem(s) in %s", len(rep.Problems), dataDir), 1)
+	}
+	if !asJSON {
+		fmt.Fprintln(env.stdout, "ok: no problems found")
+	}
+	return nil
 }

@@ -264,7 +264,7 @@ func trajectory(p *suite.Problem, steps int, role string, racer int) episode.Tra
 		tr.EndReason, tr.TerminateStatus = episode.ReasonMalformed, ""
 		tr.Steps = append(tr.Steps, episode.StepRecord{
 			Think:     "Recommending now.",
-			ToolCalls: []episode.ToolCall{{ID: "call_9", Name: "recommend_product", Parameters: json.RawMessage(`{"product_ids":`)}},
+			ToolCalls: []episode.ToolCall{{ID: "call_9", Name: "recommend_product", Parameters: json.RawMessage(`["not an object"]`)}},
 		})
 		return tr
 	}

@@ -192,6 +192,8 @@ type Records struct {
 type Meta struct {
 	// SuiteSeed seeds the problem generators.
 	SuiteSeed uint64 `json:"suite_seed"`
+	// Genesis is the chain's genesis block hash: a data dir serves one chain.
+	Genesis string `json:"genesis"`
 }
 
 // New declares the keyspaces.

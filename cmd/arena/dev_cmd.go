@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"arena/devarena"
+	"arena/internal/logx"
+	"arena/validator"
+)
+
+// devMarker marks a data dir that `arena dev` created, so a later run
+// may replace it (its chain is gone when the process exits).
+const devMarker = ".arena-dev"
+
+func newDevCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "dev",
+		Usage:     "run a whole arena in one process: devnet, reference miners and the validator",
+		UsageText: "arena dev [--miners N] [--races N] [--data DIR] [--listen HOST:PORT]",
+		Description: "Starts a local chain (the devnet) with a subnet, registers this validator and --miners\n" +
+			"reference miners of spread skill (1.0 down to 0.2) serving on loopback, generates a catalog\n" +
+			"and a problem suite in --data, and runs the validator on fast timings. The terminal shows\n" +
+			"the cycle live: qualifying on public problems, the race on fresh hidden problems, the\n" +
+			"leaderboard, the weights transaction and the incentive the chain gives afterwards.\n\n" +
+			"With --races N it exits 0 after N races (and their weights) with a summary; otherwise it\n" +
+			"runs until Ctrl-C. The devnet lives in memory, so each run starts a new chain: a data dir\n" +
+			"left by an earlier `arena dev` is replaced; any other non-empty directory is refused.\n" +
+			"While it runs, try `arena status --api http://LISTEN` in another terminal.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "miners", Value: 8, Usage: "reference miners to run"},
+			&cli.IntFlag{Name: "races", Usage: "exit after `N` races (0: run until interrupted)"},
+			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` for the catalog, suite and database", TakesFile: true},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "operator `HOST:PORT` for /metrics, health and the API"},
+			&cli.DurationFlag{Name: "block-time", Value: 250 * time.Millisecond, Usage: "devnet block interval"},
+			&cli.BoolFlag{Name: "commit-reveal", Usage: "turn the subnet's commit-reveal on"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Int("races") < 0 {
+				return errors.New("--races must not be negative")
+			}
+			cfg, err := env.loadUnvalidated(cmd, configFlags{"listen": "metrics.listen"})
+			if err != nil {
+				return err
+			}
+			if !cmd.IsSet("log-level") {
+				cfg.Log.Level = "warn" // the live view tells the story; logs are for problems
+			}
+			cfg.DataDir = cmd.String("data")
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("invalid config: %w", err)
+			}
+			log, err := logx.New(env.stderr, logx.Options{Level: cfg.Log.Level, Format: cfg.Log.Format})
+			if err != nil {
+				return err
+			}
+			if err := prepareDevDir(env, cfg.DataDir); err != nil {
+				return err
+			}
+			out := env.stdout
+			fmt.Fprintf(out, "arena dev: starting a devnet, %d reference miners and a validator (data in %s)\n", cmd.Int("miners"), cfg.DataDir)
+			events := make(chan validator.Event, 256)
+			lastStage := ""
+			a, err := devarena.Start(ctx, devarena.Options{
+				Config: *cfg, Miners: int(cmd.Int("miners")), BlockTime: cmd.Duration("block-time"),
+				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(),
+				OnEvent: func(e validator.Event) {
+					select {
+					case events <- e:
+					default: // the view fell behind; the event is in the logs and the API
+					}
+				},
+				Progress: func(stage string, done, total int) {
+					if stage != lastStage {
+						fmt.Fprintf(out, "  %s...\n", stage)
+						lastStage = stage
+					}
+				},
+			}, log)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			printDevIntro(env, a)
+
+			runCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			runErr := make(chan error, 1)
+			go func() { runErr <- a.Run(runCtx) }()
+			sum, ferr := a.Follow(runCtx, events, out, int(cmd.Int("races")))
+			cancel()
+			rerr := <-runErr
+			if ferr != nil {
+				return ferr
+			}
+			if rerr != nil {
+				return rerr
+			}
+			fmt.Fprintf(out, "\nsummary: %d race(s), %d weights transaction(s)", sum.Races, sum.WeightsTx)
+			if sum.Leader >= 0 {
+				fmt.Fprintf(out, ", leader uid %d", sum.Leader)
+			}
+			fmt.Fprintf(out, "\ndata kept in %s: `arena export --data %s --format sft --out ./dataset` turns it into training data\n",
+				cfg.DataDir, cfg.DataDir)
+			return nil
+		},
+	}
+}
+
+// prepareDevDir makes dir usable by a fresh dev arena: created if missing,
+// emptied if an earlier `arena dev` made it, refused otherwise.
+func prepareDevDir(env *cliEnv, dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
+	case err != nil:
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	default:
+		if _, err := os.Stat(filepath.Join(dir, devMarker)); err != nil {
+			return fmt.Errorf("data dir %s is not empty and was not made by `arena dev`; pass another --data", dir)
+		}
+		fmt.Fprintf(env.stdout, "arena dev: replacing the previous dev arena's data in %s\n", dir)
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("data dir %s: %w", dir, err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	return os.WriteFile(filepath.Join(dir, devMarker), []byte("created by arena dev; safe to delete\n"), 0o600)
+}
+
+func printDevIntro(env *cliEnv, a *devarena.Arena) {
+	w := env.stdout
+	c := a.Config.Validator
+	fmt.Fprintf(w, "\ndevnet %s (netuid %d, tempo %d blocks); validator uid %d\n", a.Devnet.URL(), a.Devnet.Netuid(), a.Devnet.Tempo(), a.ValidatorUID)
+	for _, m := range a.Miners {
+		fmt.Fprintf(w, "  miner uid %d  skill %.2f  ws://%s\n", m.UID, m.Skill, m.Endpoint)
+	}
+	fmt.Fprintf(w, "\nthe cycle: each miner qualifies on %d public problems; every %d blocks the qualifiers and the\n"+
+		"leader race on %d fresh hidden problems; the winner's weights go on chain and the next epoch's\n"+
+		"incentive follows them. Operator API: http://%s/api/v1/status   (Ctrl-C to stop)\n\n",
+		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, a.Stack.Server.Addr())
+}

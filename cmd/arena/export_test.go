@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"arena/dataset/datasettest"
+)
+
+// runExportCLI runs the CLI in-process like runCLI, with the export
+// command present even before main.go registers it.
+func runExportCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	env := &cliEnv{stdout: &stdout, stderr: &stderr}
+	app := newApp(env)
+	registered := false
+	for _, c := range app.Commands {
+		if c.Name == "export" {
+			registered = true
+		}
+	}
+	if !registered {
+		app.Commands = append(app.Commands, newExportCommand(env))
+	}
+	if err := app.Run(context.Background(), append([]string{"arena"}, args...)); err != nil {
+		fmt.Fprintf(&stderr, "arena: %s\n", oneLine(err))
+		return 1, stdout.String(), stderr.String()
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for sc.Scan() {
+		if !json.Valid(sc.Bytes()) {
+			t.Fatalf("%s line %d is not JSON", path, n+1)
+		}
+		n++
+	}
+	return n
+}
+
+func TestExportCommand(t *testing.T) {
+	dir := t.TempDir()
+	fx := datasettest.Build(t, filepath.Join(dir, "data"), datasettest.Options{Racers: 4, Anomalies: true})
+	out := func(name string) string { return filepath.Join(dir, name) }
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		want  string // in stdout (exit 0) or the last stderr line
+		files []string
+	}{
+		{"sft", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft"), "--eval-fraction", "0.3", "--parquet"}, 0, "train rows",
+			[]string{"train.jsonl", "eval.jsonl", "train.parquet", "eval.parquet", "README.md"}},
+		{"steps", []string{"export", "--data", fx.Dir, "--format", "steps", "--out", out("steps"), "--think", "tags"}, 0, "steps", []string{"train.jsonl", "README.md"}},
+		{"dpo openai", []string{"export", "--data", fx.Dir, "--format", "dpo", "--style", "openai", "--min-margin", "0.3", "--out", out("dpo")}, 0, "dpo", []string{"train.jsonl"}},
+		{"grpo filtered", []string{"export", "--data", fx.Dir, "--format", "grpo", "--agentic", "--types", "product,voucher", "--since-block", "1", "--out", out("grpo")}, 0, "grpo", []string{"train.jsonl"}},
+		{"sft success only", []string{"export", "--data", fx.Dir, "--format", "sft", "--success-only", "--min-final", "0.5", "--min-judge", "0.5", "--out", out("sft-ok")}, 0, "train rows", []string{"train.jsonl"}},
+		{"non-empty out", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft")}, 1, "not empty; pass --force", nil},
+		{"force", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft"), "--force"}, 0, "train rows", []string{"train.jsonl"}},
+		{"missing data dir", []string{"export", "--data", out("nope"), "--format", "sft", "--out", out("x1")}, 1, "no such directory", nil},
+		{"unknown format", []string{"export", "--data", fx.Dir, "--format", "csv", "--out", out("x2")}, 1, `unknown format "csv"`, nil},
+		{"eval fraction 1", []string{"export", "--data", fx.Dir, "--format", "sft", "--eval-fraction", "1", "--out", out("x3")}, 1, "--eval-fraction 1: want a number in [0,1)", nil},
+		{"bad type", []string{"export", "--data", fx.Dir, "--format", "sft", "--types", "book", "--out", out("x4")}, 1, `unknown problem type "book"`, nil},
+		{"bad think", []string{"export", "--data", fx.Dir, "--format", "sft", "--think", "xml", "--out", out("x5")}, 1, `unknown think mode "xml"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runExportCLI(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tt.code, stdout, stderr)
+			}
+			if code != 0 {
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				last := lines[len(lines)-1]
+				if !strings.HasPrefix(last, "arena: export: ") || !strings.Contains(last, tt.want) {
+					t.Fatalf("last stderr line %q, want arena: export: ... %q", last, tt.want)
+				}
+				if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic:") {
+					t.Fatalf("stack trace: %s", stderr)
+				}
+				return
+			}
+			if !strings.Contains(stdout, tt.want) {
+				t.Fatalf("stdout %q lacks %q", stdout, tt.want)
+			}
+			outDir := tt.args[indexOf(tt.args, "--out")+1]
+			for _, f := range tt.files {
+				if _, err := os.Stat(filepath.Join(outDir, f)); err != nil {
+					t.Fatalf("missing %s: %v", f, err)
+				}
+			}
+			card, err := os.ReadFile(filepath.Join(outDir, "README.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := countLines(t, filepath.Join(outDir, "train.jsonl"))
+			if !strings.Contains(string(card), fmt.Sprintf("| train | **all** | %d |", n)) {
+				t.Fatalf("card does not count the %d train rows:\n%s", n, card)
+			}
+			if !strings.Contains(string(card), "arena export --data") {
+				t.Fatalf("card lacks the command line:\n%s", card)
+			}
+		})
+	}
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}

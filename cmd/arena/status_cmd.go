@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"arena/validator"
+)
+
+func newStatusCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show a running validator's phase, leader, qualifiers, last weights and suite health",
+		UsageText: "arena status [--api URL] [--json]",
+		Description: "Reads the validator's read-only JSON API (GET /api/v1/status and /api/v1/leaderboard) and\n" +
+			"prints it as a table. The API listens on metrics.listen, 127.0.0.1:9100 by default.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "api", Value: "http://127.0.0.1:9100", Usage: "validator API base `URL`"},
+			&cli.BoolFlag{Name: "json", Usage: "print the raw status document"},
+			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "bound on each request"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			base := strings.TrimRight(cmd.String("api"), "/")
+			if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+				return fmt.Errorf("--api %q: must be an http or https URL", base)
+			}
+			client := &http.Client{Timeout: cmd.Duration("timeout")}
+			var st validator.Status
+			if err := getJSON(ctx, client, base+"/api/v1/status", &st); err != nil {
+				return err
+			}
+			if cmd.Bool("json") {
+				enc := json.NewEncoder(env.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			var board []validator.LeaderboardRow
+			if err := getJSON(ctx, client, base+"/api/v1/leaderboard", &board); err != nil {
+				return err
+			}
+			printStatus(env.stdout, &st, board)
+			return nil
+		},
+	}
+}
+
+func getJSON(ctx context.Context, client *http.Client, url string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var uerr interface{ Unwrap() error }
+		if errors.As(err, &uerr) {
+			err = uerr.Unwrap()
+		}
+		return fmt.Errorf("validator API %s: %v (is `arena run` or `arena dev` running there?)", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("validator API %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("validator API %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("validator API %s: not the expected JSON: %w", url, err)
+	}
+	return nil
+}
+
+func printStatus(w io.Writer, st *validator.Status, board []validator.LeaderboardRow) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	ready := "yes"
+	if !st.Ready {
+		ready = "no"
+	}
+	fmt.Fprintf(tw, "validator\t%s (uid %d, netuid %d)\n", st.Validator, st.UID, st.Netuid)
+	fmt.Fprintf(tw, "ready\t%s\n", ready)
+	fmt.Fprintf(tw, "head\tblock %d, %.1fs ago\n", st.HeadBlock, st.HeadAge)
+	phase := st.Phase
+	if st.CurrentRace != 0 {
+		phase += fmt.Sprintf(" (race %d)", st.CurrentRace)
+	}
+	fmt.Fprintf(tw, "phase\t%s\n", phase)
+	fmt.Fprintf(tw, "races\t%d completed\n", st.Races)
+	if st.Leader != nil {
+		fmt.Fprintf(tw, "leader\tuid %d since block %d (qualifying %.3f)\n", st.Leader.UID, st.Leader.Since, st.Leader.Qualifying)
+	} else {
+		fmt.Fprintf(tw, "leader\tnone yet\n")
+	}
+	quals := make([]string, len(st.Qualifiers))
+	for i, q := range st.Qualifiers {
+		quals[i] = fmt.Sprintf("uid %d (%.3f)", q.UID, q.Score)
+	}
+	if len(quals) == 0 {
+		quals = []string{"none"}
+	}
+	fmt.Fprintf(tw, "qualifiers\t%s at bar %.3f\n", strings.Join(quals, ", "), st.Bar)
+	if lw := st.LastWeights; lw != nil {
+		tx := lw.TxHash
+		if lw.RevealTxHash != "" {
+			tx = lw.RevealTxHash
+		}
+		fmt.Fprintf(tw, "last weights\twindow %d: %s %s in block %d, tx %s\n", lw.Window, lw.Op, lw.Status, max(lw.Block, lw.RevealBlock), tx)
+	} else {
+		fmt.Fprintf(tw, "last weights\tnone yet\n")
+	}
+	var pool []string
+	for _, p := range []string{"public", "hidden", "retired", "compromised"} {
+		for part, ps := range st.Suite.Partitions {
+			if string(part) == p {
+				pool = append(pool, fmt.Sprintf("%s %d", p, ps.Clusters))
+			}
+		}
+	}
+	fmt.Fprintf(tw, "suite clusters\t%s; hidden pool covers %d more race(s)\n", strings.Join(pool, ", "), st.Suite.RacesCovered)
+	_ = tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "UID\tQUALIFYING\tLAST RACE\tNOTE")
+	for _, r := range board {
+		note := r.Skipped
+		if r.Leader {
+			note = "leader"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.UID, score(r.Qualifying), score(r.LastRace), note)
+	}
+	_ = tw.Flush()
+}
+
+func score(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}

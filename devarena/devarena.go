@@ -39,7 +39,12 @@ type Options struct {
 	RateLimit uint64
 	// Registry receives all metrics; nil makes a fresh one.
 	Registry *prometheus.Registry
-	OnEvent  func(validator.Event)
+	// ChainOnly starts the devnet and the miners but no validator (tests
+	// that run the validator as a separate process).
+	ChainOnly bool
+	// WrapAgent, if set, wraps each miner's agent (tests slow them down).
+	WrapAgent func(episode.Agent) episode.Agent
+	OnEvent   func(validator.Event)
 	Progress func(stage string, done, total int)
 }
 
@@ -145,7 +150,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			}
 		}
 	}()
-	err = a.startMiners(ctx, opts.Miners)
+	err = a.startMiners(ctx, opts.Miners, opts.WrapAgent)
 	stopBoot()
 	<-bootDone
 	if err != nil {
@@ -154,6 +159,9 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 
 	val := a.Devnet.ByRole("validator")[0]
 	a.ValidatorUID = val.UID
+	if opts.ChainOnly {
+		return a, nil
+	}
 	a.Stack, err = validator.OpenStack(ctx, validator.StackOptions{Config: cfg, Signer: val.Signer(), Registry: opts.Registry,
 		OnEvent: opts.OnEvent, Progress: opts.Progress}, log)
 	if err != nil {
@@ -164,7 +172,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 
 // startMiners serves a heuristic agent per miner account on a loopback port
 // and announces it on chain with serveAxon, as `arena miner serve-axon` does.
-func (a *Arena) startMiners(ctx context.Context, n int) error {
+func (a *Arena) startMiners(ctx context.Context, n int, wrap func(episode.Agent) episode.Agent) error {
 	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL(), ExpectedChainID: devnet.ChainID}, a.log)
 	if err != nil {
 		return err
@@ -178,6 +186,9 @@ func (a *Arena) startMiners(ctx context.Context, n int) error {
 		agent, err := miner.NewAgent(miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: skill}, a.log)
 		if err != nil {
 			return err
+		}
+		if wrap != nil {
+			agent = wrap(agent)
 		}
 		srv, err := episode.NewServer(episode.ServerOptions{Signer: acct.Signer(), Agent: agent}, a.log.With().Uint16("miner_uid", acct.UID).Logger(), nil)
 		if err != nil {
@@ -205,7 +216,9 @@ func (a *Arena) Run(ctx context.Context) error {
 	for i, srv := range a.servers {
 		g.Go(func() error { return srv.Serve(gctx, a.lns[i]) })
 	}
-	g.Go(func() error { return a.Stack.Run(gctx) })
+	if a.Stack != nil {
+		g.Go(func() error { return a.Stack.Run(gctx) })
+	}
 	err := g.Wait()
 	if ctx.Err() != nil {
 		return nil

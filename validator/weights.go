@@ -65,12 +65,23 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		lastUpdate = n.LastUpdate
 	}
 	lastSent := lastUpdate
+	epoch := chain.EpochIndex(block, v.opts.Netuid, v.opts.Tempo)
 	for i := range subs {
 		s := &subs[i]
 		lastSent = max(lastSent, s.Block, s.RevealBlock)
 		switch {
-		case s.Status == records.StatusCommitted && chain.EpochIndex(block, v.opts.Netuid, v.opts.Tempo) >= s.RevealEpoch:
+		case s.Status == records.StatusCommitted && epoch > s.RevealEpoch:
+			// The chain accepts a reveal only in the reveal epoch itself;
+			// sending now would only revert.
+			s.Status, s.Error = records.StatusFailed, fmt.Sprintf("reveal epoch %d passed (now epoch %d) before the reveal was sent", s.RevealEpoch, epoch)
+			v.m.submissions.WithLabelValues("reveal", "expired").Inc()
+			v.log.Warn().Uint64("window", s.Window).Uint64("reveal_epoch", s.RevealEpoch).Uint64("epoch", epoch).Msg("weights commit expired unrevealed")
+			v.emit(Event{Kind: EventWeightsFailed, Block: block, Text: "weights commit expired: " + s.Error})
+			return v.putSubmission(s)
+		case s.Status == records.StatusCommitted && epoch == s.RevealEpoch:
 			return v.reveal(ctx, s)
+		case s.Status == records.StatusCommitted:
+			return nil // one commit at a time: wait for its reveal
 		case s.Status == records.StatusPending:
 			return v.retryPending(ctx, s, lastUpdate, hyper)
 		}
@@ -148,11 +159,11 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 	if sub.Op == "commit" {
 		sub.Status = records.StatusCommitted
 		sub.RevealEpoch = chain.EpochIndex(res.Block, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
-		v.log.Info().Uint64("window", sub.Window).Str("tx", sub.TxHash).Uint64("block", res.Block).Uint64("reveal_epoch", sub.RevealEpoch).Msg("weights committed")
+		v.log.Info().Uint64("window", sub.Window).Uint64("race", sub.RaceID).Str("tx", sub.TxHash).Uint64("block", res.Block).Uint64("reveal_epoch", sub.RevealEpoch).Msg("weights committed")
 		v.emit(Event{Kind: EventWeightsCommit, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights committed in block %d (tx %s), reveal at epoch %d", res.Block, short(sub.TxHash), sub.RevealEpoch)})
 	} else {
 		sub.Status = records.StatusSet
-		v.log.Info().Uint64("window", sub.Window).Str("tx", sub.TxHash).Uint64("block", res.Block).Interface("uids", sub.UIDs).Interface("values", sub.Values).Msg("weights set")
+		v.log.Info().Uint64("window", sub.Window).Uint64("race", sub.RaceID).Str("tx", sub.TxHash).Uint64("block", res.Block).Interface("uids", sub.UIDs).Interface("values", sub.Values).Msg("weights set")
 		v.emit(Event{Kind: EventWeightsSet, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights set in block %d (tx %s): %s", res.Block, short(sub.TxHash), describeWeights(sub))})
 	}
 	return v.putSubmission(sub)
@@ -180,6 +191,17 @@ func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
 	res, err := v.opts.Chain.RevealWeights(ctx, v.opts.Signer, w, sub.Salt, chain.TxOptions{})
 	if err != nil {
 		var rej *chain.RejectedError
+		if errors.As(err, &rej) && (errors.Is(err, chain.ErrNoCommit) || errors.Is(err, chain.ErrCommitMismatch)) {
+			// Our commit is gone: either an earlier reveal landed and the
+			// validator stopped before recording it, or the commit was
+			// dropped. A reveal updates last_update, which tells them apart.
+			if at, ok := v.revealedSince(ctx, sub.Block); ok {
+				sub.Status, sub.RevealBlock = records.StatusRevealed, at
+				sub.RevealTxHash = "unknown (confirmed by last_update)"
+				v.log.Info().Uint64("window", sub.Window).Uint64("last_update", at).Msg("reveal had already landed")
+				return v.putSubmission(sub)
+			}
+		}
 		if errors.As(err, &rej) {
 			v.m.submissions.WithLabelValues("reveal", "rejected").Inc()
 			sub.Status, sub.Error = records.StatusFailed, "reveal: "+err.Error()
@@ -191,9 +213,24 @@ func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
 	}
 	v.m.submissions.WithLabelValues("reveal", "ok").Inc()
 	sub.Status, sub.RevealTxHash, sub.RevealBlock = records.StatusRevealed, res.Hash.Hex(), res.Block
-	v.log.Info().Uint64("window", sub.Window).Str("tx", sub.RevealTxHash).Uint64("block", res.Block).Msg("weights revealed")
+	v.log.Info().Uint64("window", sub.Window).Uint64("race", sub.RaceID).Str("tx", sub.RevealTxHash).Uint64("block", res.Block).Msg("weights revealed")
 	v.emit(Event{Kind: EventWeightsReveal, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights revealed in block %d (tx %s): %s", res.Block, short(sub.RevealTxHash), describeWeights(sub))})
 	return v.putSubmission(sub)
+}
+
+// revealedSince reports whether the chain's last_update for this validator
+// moved past block, from a fresh metagraph read.
+func (v *Validator) revealedSince(ctx context.Context, block uint64) (uint64, bool) {
+	_, _, self := v.snapshot()
+	if self < 0 {
+		return 0, false
+	}
+	meta, err := v.opts.Chain.Metagraph(ctx, v.opts.Netuid)
+	if err != nil {
+		return 0, false
+	}
+	n, ok := neuronByUID(meta, uint16(self))
+	return n.LastUpdate, ok && n.LastUpdate > block
 }
 
 func (v *Validator) putSubmission(s *records.Submission) error {

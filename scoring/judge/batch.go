@@ -112,17 +112,21 @@ func evaluate(ctx context.Context, s *scan, gr *grounding, c *Case, opt scoring.
 	if t == nil {
 		ev.Verdict = Verdict{Judge: NameGrounding, Score: Ladder(Gates{})}
 	} else {
+		// Answers are usually observed in the last steps (a search or a
+		// product page just before recommending): look there first, then
+		// read the earlier results while the judge reads them. Each
+		// result is scanned for ids at most once.
+		from := max(len(t.Steps)-groundingTail, 0)
+		for i := len(t.Steps) - 1; i >= from && gr.left > 0; i-- {
+			gr.readStep(&t.Steps[i])
+		}
+		gr.upTo = from
 		s.ground = gr
 		ev.Verdict = s.verdict(t)
 		s.ground, s.t = nil, nil
 		if !gr.done { // the judge read no result (no think tokens)
-			for i := range t.Steps {
-				for _, r := range t.Steps[i].Results {
-					if r.Error != nil || len(r.Result) == 0 {
-						continue
-					}
-					gr.read(r.Result)
-				}
+			for i := 0; i < from && gr.left > 0; i++ {
+				gr.readStep(&t.Steps[i])
 			}
 		}
 	}
@@ -139,13 +143,29 @@ func evaluate(ctx context.Context, s *scan, gr *grounding, c *Case, opt scoring.
 	return ev
 }
 
-// grounding collects, while the judge reads a trajectory, which answered
-// ids a tool returned (scoring.ObservedAmong in the same pass).
+// groundingTail is how many final steps are scanned for the answered ids
+// before the judge reads the trajectory.
+const groundingTail = 3
+
+// grounding collects which answered ids a tool returned
+// (scoring.ObservedAmong): first in the last groundingTail steps, then in
+// the judge's pass over the steps before upTo.
 type grounding struct {
 	ids  []string
 	seen []bool
-	left int // ids not seen yet
-	done bool
+	left int  // ids not seen yet
+	upTo int  // the judge's pass scans the results of steps < upTo
+	done bool // the judge's pass ran
+}
+
+// readStep scans the successful results of one step.
+func (gr *grounding) readStep(st *episode.StepRecord) {
+	for _, r := range st.Results {
+		if r.Error != nil || len(r.Result) == 0 {
+			continue
+		}
+		gr.read(r.Result)
+	}
 }
 
 func (gr *grounding) reset(answers []scoring.Answer) {

@@ -26,6 +26,13 @@ func f64(v float64) *float64 { return &v }
 // full).
 func synthCases(tb testing.TB, n, steps int) []Case {
 	tb.Helper()
+	return synthCasesAt(tb, n, steps, steps-2)
+}
+
+// synthCasesAt is synthCases with the answered ids observed at step at
+// (never if at is out of range: every answer is then ungrounded).
+func synthCasesAt(tb testing.TB, n, steps, at int) []Case {
+	tb.Helper()
 	out := make([]Case, n)
 	for i := range out {
 		typ := suite.Types()[i%3]
@@ -65,7 +72,7 @@ func synthCases(tb testing.TB, n, steps int) []Case {
 			var ids []string
 			for k := 0; k < 10; k++ {
 				id := fmt.Sprintf("%d%02d", 5000000+i*10+k, s)
-				if s == steps-2 && k < len(answers) {
+				if s == at && k < len(answers) {
 					id = answers[k].ID
 				}
 				ids = append(ids, id)

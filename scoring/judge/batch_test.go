@@ -81,6 +81,24 @@ func TestEvaluateBatchSyntheticCorpus(t *testing.T) {
 	}
 }
 
+// TestEvaluateBatchObservedAnywhere: the answered ids are observed at the
+// first step, in the middle, in the tail EvaluateBatch reads first, or
+// never (ungrounded).
+func TestEvaluateBatchObservedAnywhere(t *testing.T) {
+	for _, at := range []int{0, 1, 7, 8, 9, 10, -1} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			cases := synthCasesAt(t, 40, 11, at)
+			assertSameAsOneByOne(t, cases)
+			evs := NewGrounding(GroundingOptions{}, zerolog.Nop()).EvaluateBatch(context.Background(), cases, BatchOptions{})
+			for i, ev := range evs {
+				if ungrounded := at < 0; (len(ev.Metrics.Ungrounded) > 0) != ungrounded || ev.Metrics.Success == ungrounded {
+					t.Fatalf("case %d: %+v", i, ev.Metrics)
+				}
+			}
+		})
+	}
+}
+
 // handMade are edge cases: ungrounded answers, a violation ending, ids
 // seen only in the last step or only in an error, escaped and numeric
 // ids, no thinks, no trajectory, an unusable problem.

@@ -1,9 +1,6 @@
 package judge
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // table maps lowercase ASCII tokens to their entries: the think tokens of
 // one trajectory (a few hundred at most). It replaces a Go map on the
@@ -40,19 +37,21 @@ func (t *table) len() int { return t.n }
 
 // hashFold hashes b with ASCII letters folded to lowercase (and, for
 // speed, any byte with bit 0x20 set: a few more collisions, never a
-// wrong answer, since get compares).
-func hashFold(b []byte) uint64 {
+// wrong answer, since lookups compare).
+func hashFold[T string | []byte](b T) uint64 {
 	h := uint64(len(b)) * 0x9e3779b97f4a7c15
 	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b) | 0x2020202020202020
-		hi, lo := bits.Mul64(h^x, 0xa0761d6478bd642f)
+		_ = b[7]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		hi, lo := bits.Mul64(h^(x|0x2020202020202020), 0xa0761d6478bd642f)
 		h = hi ^ lo
 		b = b[8:]
 	}
 	if len(b) > 0 {
 		var x uint64
-		for i, c := range b {
-			x |= uint64(c|0x20) << (8 * i)
+		for i := 0; i < len(b); i++ {
+			x |= uint64(b[i]|0x20) << (8 * i)
 		}
 		hi, lo := bits.Mul64(h^x, 0xe7037ed1a0b428db)
 		h = hi ^ lo
@@ -61,7 +60,7 @@ func hashFold(b []byte) uint64 {
 }
 
 // equalFold reports whether b lowercased (ASCII letters only) is key.
-func equalFold(key string, b []byte) bool {
+func equalFold[T string | []byte](key string, b T) bool {
 	if len(key) != len(b) {
 		return false
 	}
@@ -84,10 +83,10 @@ func (t *table) get(b []byte) *entry {
 	if t.n == 0 || len(b) == 0 || len(b) > maxLookup {
 		return nil
 	}
-	return t.find(b, hashFold(b))
+	return find(t, b, hashFold(b))
 }
 
-func (t *table) find(b []byte, h uint64) *entry {
+func find[T string | []byte](t *table, b T, h uint64) *entry {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
@@ -100,22 +99,12 @@ func (t *table) find(b []byte, h uint64) *entry {
 	}
 }
 
-// keyBytes is key as bytes, in buf when it fits.
-func keyBytes(key string, buf *[maxLookup]byte) []byte {
-	if len(key) <= len(buf) {
-		return buf[:copy(buf[:], key)]
-	}
-	return []byte(key)
-}
-
-// getString is the entry of the lowercase token key, or nil.
+// getString is the entry of the token key (any case), or nil.
 func (t *table) getString(key string) *entry {
 	if t.n == 0 {
 		return nil
 	}
-	var buf [maxLookup]byte
-	b := keyBytes(key, &buf)
-	return t.find(b, hashFold(b))
+	return find(t, key, hashFold(key))
 }
 
 // put adds the lowercase token key, not present yet, with e.
@@ -123,8 +112,7 @@ func (t *table) put(key string, e *entry) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	var buf [maxLookup]byte
-	t.insert(slot{h: hashFold(keyBytes(key, &buf)), key: key, e: e})
+	t.insert(slot{h: hashFold(key), key: key, e: e})
 	t.n++
 }
 

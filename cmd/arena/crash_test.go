@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+
+	"arena/config"
+	"arena/devarena"
+	"arena/episode"
+	"arena/store"
+	"arena/validator/records"
+)
+
+// childEnv makes the test binary act as the arena binary (see TestMain).
+// It must not start with ARENA_: config rejects unknown ARENA_ variables.
+const childEnv = "ARENATEST_RUN_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, append([]string{"arena"}, os.Args[1:]...), os.Stdout, os.Stderr, os.Environ())
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// slowAgent delays each step so a race is reliably mid-episode when the
+// validator is killed.
+type slowAgent struct {
+	inner episode.Agent
+	delay time.Duration
+}
+
+func (s slowAgent) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return episode.Action{}, ctx.Err()
+	}
+	return s.inner.Step(ctx, v)
+}
+
+// validatorProcess is `arena run` as a real child process, its JSON log
+// lines delivered on lines.
+type validatorProcess struct {
+	cmd   *exec.Cmd
+	lines chan map[string]any
+	done  chan error
+}
+
+func startValidator(t *testing.T, configPath string) *validatorProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "--config", configPath, "run")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &validatorProcess{cmd: cmd, lines: make(chan map[string]any, 4096), done: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = map[string]any{"message": sc.Text(), "raw": true}
+			}
+			select {
+			case p.lines <- m:
+			default:
+			}
+		}
+		close(p.lines)
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		for range p.lines {
+		}
+	})
+	return p
+}
+
+// waitFor returns the first log line with message msg that match accepts.
+func (p *validatorProcess) waitFor(t *testing.T, msg string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("validator exited while waiting for %q: %v", msg, <-p.done)
+			}
+			if lvl, _ := m["level"].(string); lvl == "error" || lvl == "warn" {
+				t.Logf("validator %s: %v", lvl, m)
+			}
+			if m["message"] == msg && (match == nil || match(m)) {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("no %q log line within %v", msg, timeout)
+		}
+	}
+}
+
+func (p *validatorProcess) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for range p.lines {
+	}
+	<-p.done
+}
+
+func num(m map[string]any, key string) uint64 {
+	f, _ := m[key].(float64)
+	return uint64(f)
+}
+
+// TestCrashRestart kills a real `arena run` process with SIGKILL at three
+// points — mid-race with episodes in flight, after a race is decided but
+// before its weights, and after a weights commit before its reveal — and
+// restarts it on the same data dir each time. Afterwards: the interrupted
+// race was aborted and re-run on fresh problems, no episode is stored twice,
+// each weights window has one submission, the pending reveal was revealed,
+// a SIGTERM exits 0, and `arena store check` is clean.
+func TestCrashRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts validator processes")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base := config.Default()
+	a, err := devarena.Start(ctx, devarena.Options{Config: base, Miners: 3, BlockTime: 100 * time.Millisecond, CommitReveal: true,
+		Tempo: 100, ChainOnly: true, WrapAgent: func(ag episode.Agent) episode.Agent { return slowAgent{ag, 40 * time.Millisecond} }}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDone := make(chan error, 1)
+	go func() { runDone <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-runDone
+		a.Close()
+	})
+
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if _, err := writeDevKeys(keys, a.Devnet); err != nil {
+		t.Fatal(err)
+	}
+	val := a.Devnet.ByRole("validator")[0]
+	data := filepath.Join(dir, "data")
+	cfg := a.Config
+	cfgPath := filepath.Join(dir, "arena.yaml")
+	yaml := fmt.Sprintf(`data_dir: %s
+log: {level: info, format: json}
+chain: {url: %q, chain_id: %d, netuid: %d, tempo: %d}
+keystore: {dir: %s, address: %q, password_file: %s}
+metrics: {listen: "127.0.0.1:0"}
+validator: {sync_every_blocks: %d, race_every_blocks: %d, weights_every_blocks: %d, qualifying_problems: %d,
+  race_problems: %d, public_problems: %d, hidden_min_clusters: %d, allow_private_axons: true}
+catalog: {products: %d}
+episode: {step_timeout: 10s, episode_timeout: 60s}
+`, data, cfg.Chain.URL, cfg.Chain.ChainID, cfg.Chain.Netuid, cfg.Chain.Tempo, keys, val.Address.Hex(), filepath.Join(keys, "password"),
+		cfg.Validator.SyncEveryBlocks, cfg.Validator.RaceEveryBlocks, cfg.Validator.WeightsEveryBlocks, cfg.Validator.QualifyingProblems,
+		cfg.Validator.RaceProblems, cfg.Validator.PublicProblems, cfg.Validator.HiddenMinClusters, cfg.Catalog.Products)
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. Mid-race: episodes in flight.
+	p := startValidator(t, cfgPath)
+	started := p.waitFor(t, "race started", 3*time.Minute, nil)
+	firstRace := num(started, "race")
+	p.kill(t)
+	t.Logf("killed mid-race %d", firstRace)
+
+	// 2. Race decided, weights not yet sent for it.
+	p = startValidator(t, cfgPath)
+	p.waitFor(t, "race interrupted mid-episodes: aborted; a new race will be drawn", time.Minute, nil)
+	done := p.waitFor(t, "race done", 3*time.Minute, nil)
+	decided := num(done, "race")
+	if decided == firstRace {
+		t.Fatalf("race %d finished after being interrupted mid-episodes; it should have been aborted", decided)
+	}
+	p.kill(t)
+	t.Logf("killed after race %d was decided", decided)
+
+	// 3. Weights for that race committed, reveal pending.
+	p = startValidator(t, cfgPath)
+	committed := p.waitFor(t, "weights committed", 2*time.Minute, func(m map[string]any) bool { return num(m, "race") >= decided })
+	window := num(committed, "window")
+	p.kill(t)
+	t.Logf("killed after committing window %d", window)
+
+	// The pending reveal is revealed after the restart; then a graceful stop.
+	p = startValidator(t, cfgPath)
+	p.waitFor(t, "weights revealed", 2*time.Minute, func(m map[string]any) bool { return num(m, "window") == window })
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range p.lines {
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("SIGTERM: validator exited with %v, want 0", err)
+	}
+
+	code, stdout, stderr := runCLI(t, nil, "store", "check", "--data", data)
+	if code != 0 {
+		t.Fatalf("store check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Log(strings.TrimSpace(stdout))
+
+	st, err := store.Open(store.Options{Dir: data, ReadOnly: true}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := records.New()
+	err = st.View(func(txn *badger.Txn) error {
+		first, ok, err := rec.GetRace(txn, firstRace)
+		if err != nil || !ok {
+			t.Fatalf("race %d: ok=%v err=%v", firstRace, ok, err)
+		}
+		if first.Phase != records.PhaseAborted {
+			t.Errorf("race %d is %s, want aborted", firstRace, first.Phase)
+		}
+		subs, err := rec.ListSubmissions(txn)
+		if err != nil {
+			return err
+		}
+		seen := map[uint64]bool{}
+		revealed := false
+		for _, s := range subs {
+			if seen[s.Window] {
+				t.Errorf("window %d submitted twice", s.Window)
+			}
+			seen[s.Window] = true
+			if s.Status == records.StatusPending {
+				t.Errorf("window %d still pending", s.Window)
+			}
+			if s.Window == window && s.Status == records.StatusRevealed {
+				revealed = true
+			}
+		}
+		if !revealed {
+			t.Errorf("window %d was not revealed: %+v", window, subs)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The weights on chain are the revealed ones.
+	got, err := a.Devnet.Weights(ctx, val.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 {
+		t.Fatal("no weights on chain after the reveal")
+	}
+}

@@ -2,12 +2,18 @@ package devarena
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"github.com/rs/zerolog"
 
 	"arena/chain"
@@ -174,6 +180,8 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("weights on chain %v %v, want the policy's %v %v", gotUIDs, gotVals, wantUIDs, wantVals)
 			}
 
+			checkOperatorSurface(t, a, rc)
+
 			// After the next epoch, the devnet's incentive follows the
 			// weights to the winner.
 			leader := rc.Output.Leader.UID
@@ -202,4 +210,84 @@ func TestEndToEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkOperatorSurface reads every operator endpoint of the running
+// validator: health, metrics (linted as promtool would), and the JSON API.
+func checkOperatorSurface(t *testing.T, a *Arena, rc records.Race) {
+	t.Helper()
+	base := "http://" + a.Stack.Server.Addr()
+	get := func(path string, wantCode int) []byte {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != wantCode {
+			t.Errorf("GET %s: %d, want %d: %s", path, resp.StatusCode, wantCode, body)
+		}
+		return body
+	}
+	get("/livez", http.StatusOK)
+	get("/readyz", http.StatusOK)
+
+	metrics := string(get("/metrics", http.StatusOK))
+	problems, err := promlint.New(strings.NewReader(metrics)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("metric lint: %s: %s", p.Metric, p.Text)
+	}
+	for _, name := range []string{
+		"arena_chain_head_block", "arena_validator_head_age_seconds", "arena_validator_blocks_behind",
+		"arena_validator_metagraph_neurons", "arena_validator_serving_miners", "arena_episode_episodes_total",
+		"arena_shop_tool_duration_seconds", "arena_validator_judge_seconds", "arena_validator_race_phase",
+		"arena_validator_leader_uid", "arena_validator_qualifiers", "arena_validator_races_total",
+		"arena_validator_weights_submissions_total", "arena_validator_blocks_since_weights",
+		"arena_suite_pool_clusters", "arena_store_size_bytes", "arena_store_gc_runs_total",
+	} {
+		if !strings.Contains(metrics, "\n"+name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+
+	var st validator.Status
+	if err := json.Unmarshal(get("/api/v1/status", http.StatusOK), &st); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Ready || st.Races < 1 || st.Leader == nil || st.LastWeights == nil {
+		t.Errorf("status: %+v", st)
+	}
+	var board []validator.LeaderboardRow
+	if err := json.Unmarshal(get("/api/v1/leaderboard", http.StatusOK), &board); err != nil {
+		t.Fatal(err)
+	}
+	if len(board) == 0 || !board[0].Leader || board[0].UID != rc.Output.Leader.UID {
+		t.Errorf("leaderboard does not start with the leader uid %d: %+v", rc.Output.Leader.UID, board)
+	}
+	var races []records.Race
+	if err := json.Unmarshal(get("/api/v1/races?limit=5", http.StatusOK), &races); err != nil || len(races) == 0 {
+		t.Errorf("races: %v %d", err, len(races))
+	}
+	var one records.Race
+	if err := json.Unmarshal(get(fmt.Sprintf("/api/v1/races/%d", rc.ID), http.StatusOK), &one); err != nil || one.ID != rc.ID {
+		t.Errorf("race %d: %v %+v", rc.ID, err, one.ID)
+	}
+	for id := range rc.Episodes {
+		var doc validator.EpisodeDoc
+		if err := json.Unmarshal(get("/api/v1/episodes/"+id, http.StatusOK), &doc); err != nil || doc.Verdict == nil || doc.Episode.Trajectory.EpisodeID != id {
+			t.Errorf("episode %s: %v", id, err)
+		}
+		break
+	}
+	get("/api/v1/races/999999", http.StatusNotFound)
+	get("/api/v1/races/x", http.StatusBadRequest)
+	get("/api/v1/races?limit=0", http.StatusBadRequest)
+	get("/api/v1/episodes/nope", http.StatusNotFound)
 }

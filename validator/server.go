@@ -156,7 +156,7 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 				st.Phase = string(rc.Phase)
 			}
 		} else if busy {
-			st.Phase = "starting"
+			st.Phase = "preparing"
 		}
 		quals, miners, err := v.qualifyingSnapshot(txn)
 		if err != nil {

@@ -105,6 +105,7 @@ type Validator struct {
 	rec    *records.Records
 	runner *episode.Runner
 	m      *metrics
+	reg    prometheus.Registerer
 
 	mu         sync.Mutex
 	meta       *chain.Metagraph
@@ -143,7 +144,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		return nil, err
 	}
 	v := &Validator{
-		opts: opts, log: log, rec: records.New(), runner: runner, m: m,
+		opts: opts, log: log, rec: records.New(), runner: runner, m: m, reg: reg,
 		selfUID: -1, qualifying: map[uint16]bool{}, retryAfter: map[uint16]uint64{},
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
 		readyC:     make(chan struct{}),
@@ -184,7 +185,7 @@ func (v *Validator) Run(ctx context.Context) error {
 		return err
 	}
 	follower := v.opts.Chain.FollowHeads(chain.HeadsOptions{
-		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax,
+		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
 		OnGap: func(g chain.Gap) {
 			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime", g.Downtime).Msg("head gap: blocks not seen live")
 			v.emit(Event{Kind: EventGap, Block: g.To, Text: fmt.Sprintf("chain gap of %d blocks (downtime %s)", g.Missed, g.Downtime.Round(time.Millisecond))})

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,29 +11,6 @@ import (
 
 	"arena/dataset/datasettest"
 )
-
-// runExportCLI runs the CLI in-process like runCLI, with the export
-// command present even before main.go registers it.
-func runExportCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	env := &cliEnv{stdout: &stdout, stderr: &stderr}
-	app := newApp(env)
-	registered := false
-	for _, c := range app.Commands {
-		if c.Name == "export" {
-			registered = true
-		}
-	}
-	if !registered {
-		app.Commands = append(app.Commands, newExportCommand(env))
-	}
-	if err := app.Run(context.Background(), append([]string{"arena"}, args...)); err != nil {
-		fmt.Fprintf(&stderr, "arena: %s\n", oneLine(err))
-		return 1, stdout.String(), stderr.String()
-	}
-	return 0, stdout.String(), stderr.String()
-}
 
 func countLines(t *testing.T, path string) int {
 	t.Helper()
@@ -83,7 +58,7 @@ func TestExportCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runExportCLI(t, tt.args...)
+			code, stdout, stderr := runCLI(t, nil, tt.args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tt.code, stdout, stderr)
 			}

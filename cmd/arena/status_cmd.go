@@ -113,7 +113,14 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 		if lw.RevealTxHash != "" {
 			tx = lw.RevealTxHash
 		}
-		fmt.Fprintf(tw, "last weights\twindow %d: %s %s in block %d, tx %s\n", lw.Window, lw.Op, lw.Status, max(lw.Block, lw.RevealBlock), tx)
+		switch {
+		case lw.Status == "pending":
+			fmt.Fprintf(tw, "last weights\twindow %d: %s sent at block %d, awaiting the receipt\n", lw.Window, lw.Op, lw.CreatedBlock)
+		case lw.Status == "failed":
+			fmt.Fprintf(tw, "last weights\twindow %d: %s failed: %s\n", lw.Window, lw.Op, lw.Error)
+		default:
+			fmt.Fprintf(tw, "last weights\twindow %d: %s %s in block %d, tx %s\n", lw.Window, lw.Op, lw.Status, max(lw.Block, lw.RevealBlock), tx)
+		}
 	} else {
 		fmt.Fprintf(tw, "last weights\tnone yet\n")
 	}

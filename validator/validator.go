@@ -97,6 +97,10 @@ func (o *Options) validate() error {
 	return errors.Join(errs...)
 }
 
+// staleHead is how long without a new head makes the validator unready:
+// ten of finney's 12 s blocks.
+const staleHead = 2 * time.Minute
+
 // Validator is the daemon: it follows heads and, block by block, syncs the
 // metagraph, qualifies miners, runs races, judges and sets weights.
 type Validator struct {
@@ -164,8 +168,14 @@ func (v *Validator) Records() *records.Records { return v.rec }
 // chain is subscribed and the first sync is done.
 func (v *Validator) Ready() (bool, []string) {
 	var why []string
-	if !v.subscribed.Load() {
+	v.mu.Lock()
+	seen := v.headSeen
+	v.mu.Unlock()
+	switch {
+	case !v.subscribed.Load():
 		why = append(why, "no head received from the chain yet")
+	case time.Since(seen) > staleHead:
+		why = append(why, fmt.Sprintf("no new head for %s: the chain subscription is down or the node is stalled", time.Since(seen).Round(time.Second)))
 	}
 	if !v.synced.Load() {
 		why = append(why, "first metagraph sync not done")

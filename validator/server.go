@@ -3,7 +3,7 @@ package validator
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sort"
@@ -29,6 +29,18 @@ type ServerOptions struct {
 	Gatherer prometheus.Gatherer
 	// Validator answers readiness and the API.
 	Validator *Validator
+	// Listener, if set, is used instead of binding Listen (OpenStack binds
+	// it first, so a port clash fails before anything slow starts).
+	Listener net.Listener
+}
+
+// Listen binds the operator address with a clear error.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("operator listener %s (metrics.listen): %w", addr, err)
+	}
+	return ln, nil
 }
 
 // Server is the operator surface: /metrics, /livez, /readyz and the
@@ -44,9 +56,12 @@ type Server struct {
 // starts) and builds the routes.
 func NewServer(opts ServerOptions, log zerolog.Logger) (*Server, error) {
 	log = log.With().Str("component", "operator-http").Logger()
-	ln, err := net.Listen("tcp", opts.Listen)
-	if err != nil {
-		return nil, errors.New("operator listener " + opts.Listen + ": " + err.Error())
+	ln := opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Listen(opts.Listen); err != nil {
+			return nil, err
+		}
 	}
 	if host, _, err := net.SplitHostPort(opts.Listen); err == nil {
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"strings"
 	"time"
 
@@ -54,6 +55,7 @@ type Stack struct {
 	Server    *Server
 
 	ownStore bool
+	ln       net.Listener
 	log      zerolog.Logger
 }
 
@@ -74,6 +76,11 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		progress = func(string, int, int) {}
 	}
 
+	ln, err := Listen(cfg.Metrics.Listen)
+	if err != nil {
+		return nil, err
+	}
+	s.ln = ln
 	if opts.Store != nil {
 		s.Store = opts.Store
 	} else {
@@ -145,7 +152,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	s.Server, err = NewServer(ServerOptions{Listen: cfg.Metrics.Listen, Gatherer: reg, Validator: s.Validator}, log)
+	s.Server, err = NewServer(ServerOptions{Listen: cfg.Metrics.Listen, Listener: ln, Gatherer: reg, Validator: s.Validator}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +172,8 @@ func (s *Stack) Run(ctx context.Context) error {
 // Close releases the chain connection and the store (if the stack opened
 // it). It is safe on a partly built stack.
 func (s *Stack) Close() {
-	if s.Server != nil {
-		_ = s.Server.ln.Close()
+	if s.ln != nil {
+		_ = s.ln.Close()
 	}
 	if s.Chain != nil {
 		s.Chain.Close()

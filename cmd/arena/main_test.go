@@ -64,6 +64,12 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		return p
 	}
 	badYAML := write("bad.yaml", "chain:\n  url: [unclosed\n")
+	busyLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busyLn.Close() })
+	busy := busyLn.Addr().String()
 	unknownKey := write("unknown.yaml", "chain:\n  ulr: ws://x\n")
 	goodPw := write("pw", "right\n")
 	wrongPw := write("wrongpw", "wrong\n")
@@ -91,6 +97,18 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		{"unknown command", nil, []string{"frobnicate"}, "frobnicate"},
 		{"unknown flag", nil, []string{"chain", "metagraph", "--nope"}, "nope"},
 		{"unknown subnet", nil, []string{"chain", "hyperparams", "--url", dn.URL(), "--netuid", "99"}, "subnet does not exist"},
+		{"run: no password", nil, []string{"run", "--data", filepath.Join(dir, "d1"), "--chain", dn.URL()}, "no keystore password"},
+		{"run: bad race ratio", []string{"ARENA_RACE_RATIO_FLOOR=1.5"}, []string{"run", "--data", filepath.Join(dir, "d2")}, "race.ratio_floor"},
+		{"run: bad policy", []string{"ARENA_WEIGHTS_POLICY=everyone"}, []string{"run", "--data", filepath.Join(dir, "d3")}, `weights.policy "everyone"`},
+		{"run: llm judge without endpoint", []string{"ARENA_JUDGE_KIND=llm"}, []string{"run", "--data", filepath.Join(dir, "d4")}, "llm.base_url: must be set"},
+		{"run: unreachable chain", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw},
+			[]string{"run", "--data", filepath.Join(dir, "d5"), "--chain", "ws://" + closedPort(t)}, "cannot connect"},
+		{"run: wrong chain", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw, "ARENA_CHAIN_CHAIN_ID=964"},
+			[]string{"run", "--data", filepath.Join(dir, "d6"), "--chain", dn.URL()}, "wrong chain id"},
+		{"run: operator port in use", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw},
+			[]string{"run", "--data", filepath.Join(dir, "d7"), "--chain", "ws://" + closedPort(t), "--listen", busy}, "operator listener"},
+		{"status: nothing listening", nil, []string{"status", "--api", "http://" + closedPort(t)}, "is `arena run` or `arena dev` running there?"},
+		{"dev: negative races", nil, []string{"dev", "--races", "-1"}, "--races must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

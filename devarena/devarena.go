@@ -45,7 +45,7 @@ type Options struct {
 	// WrapAgent, if set, wraps each miner's agent (tests slow them down).
 	WrapAgent func(episode.Agent) episode.Agent
 	OnEvent   func(validator.Event)
-	Progress func(stage string, done, total int)
+	Progress  func(stage string, done, total int)
 }
 
 // FastTimings returns cfg with the schedule, suite and limits shrunk so a

@@ -209,8 +209,15 @@ func (v *Validator) Run(ctx context.Context) error {
 			case <-gctx.Done():
 				return nil
 			case h := <-follower.Heads():
-				// Heads queued behind this one are blocks the scheduler is behind.
-				v.m.blocksBehind.Set(float64(len(follower.Heads())))
+				// When the scheduler fell behind (a slow store, a busy
+				// machine), act on the newest head only: every decision
+				// depends on the latest block, and a reveal that waits
+				// for stale heads could miss its epoch.
+				behind := len(follower.Heads())
+				v.m.blocksBehind.Set(float64(behind))
+				for ; behind > 0; behind-- {
+					h = <-follower.Heads()
+				}
 				v.onHead(gctx, h)
 			}
 		}
@@ -313,7 +320,9 @@ func (v *Validator) sync(ctx context.Context, block uint64) error {
 			Bool("commit_reveal", hyper.CommitRevealEnabled).Uint64("rate_limit", hyper.WeightsSetRateLimit).Msg("first sync done; ready")
 		v.emit(Event{Kind: EventSync, Block: block, Text: fmt.Sprintf("synced: %d neurons, %d miners serving, our uid %d", len(meta.Neurons), serving, self)})
 	}
-	v.updatePoolMetrics(ctx)
+	if first {
+		v.updatePoolMetrics(ctx)
+	}
 	return nil
 }
 

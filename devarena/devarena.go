@@ -44,6 +44,9 @@ type Options struct {
 	ChainOnly bool
 	// WrapAgent, if set, wraps each miner's agent (tests slow them down).
 	WrapAgent func(episode.Agent) episode.Agent
+	// WrapListener, if set, wraps each miner's listener (tests record
+	// every byte the validator sends to miners).
+	WrapListener func(uid uint16, ln net.Listener) net.Listener
 	OnEvent   func(validator.Event)
 	Progress  func(stage string, done, total int)
 }
@@ -150,7 +153,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			}
 		}
 	}()
-	err = a.startMiners(ctx, opts.Miners, opts.WrapAgent)
+	err = a.startMiners(ctx, opts)
 	stopBoot()
 	<-bootDone
 	if err != nil {
@@ -172,7 +175,8 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 
 // startMiners serves a heuristic agent per miner account on a loopback port
 // and announces it on chain with serveAxon, as `arena miner serve-axon` does.
-func (a *Arena) startMiners(ctx context.Context, n int, wrap func(episode.Agent) episode.Agent) error {
+func (a *Arena) startMiners(ctx context.Context, opts Options) error {
+	n := opts.Miners
 	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL(), ExpectedChainID: devnet.ChainID}, a.log)
 	if err != nil {
 		return err
@@ -187,8 +191,8 @@ func (a *Arena) startMiners(ctx context.Context, n int, wrap func(episode.Agent)
 		if err != nil {
 			return err
 		}
-		if wrap != nil {
-			agent = wrap(agent)
+		if opts.WrapAgent != nil {
+			agent = opts.WrapAgent(agent)
 		}
 		srv, err := episode.NewServer(episode.ServerOptions{Signer: acct.Signer(), Agent: agent}, a.log.With().Uint16("miner_uid", acct.UID).Logger(), nil)
 		if err != nil {
@@ -197,6 +201,9 @@ func (a *Arena) startMiners(ctx context.Context, n int, wrap func(episode.Agent)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
+		}
+		if opts.WrapListener != nil {
+			ln = opts.WrapListener(acct.UID, ln)
 		}
 		a.servers, a.lns = append(a.servers, srv), append(a.lns, ln)
 		ap := netip.MustParseAddrPort(ln.Addr().String())

@@ -83,7 +83,7 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		case s.Status == records.StatusCommitted:
 			return nil // one commit at a time: wait for its reveal
 		case s.Status == records.StatusPending:
-			return v.retryPending(ctx, s, lastUpdate, hyper)
+			return v.retryPending(ctx, s, hyper)
 		}
 	}
 	if block >= lastUpdate {
@@ -171,7 +171,13 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 
 // retryPending settles a submission whose transaction may or may not have
 // been sent (the validator stopped, or the node failed mid-call).
-func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, lastUpdate uint64, hyper *chain.Hyperparams) error {
+func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, hyper *chain.Hyperparams) error {
+	// The synced metagraph may predate the transaction: read last_update
+	// afresh, and retry later rather than guess when the chain is away.
+	lastUpdate, err := v.lastUpdateNow(ctx)
+	if err != nil {
+		return fmt.Errorf("pending %s for window %d: read last_update: %w", sub.Op, sub.Window, err)
+	}
 	if sub.Op == "set" && lastUpdate >= sub.CreatedBlock && sub.CreatedBlock > 0 {
 		// The chain recorded weights from us after we wrote the record:
 		// the transaction landed.
@@ -219,18 +225,27 @@ func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
 }
 
 // revealedSince reports whether the chain's last_update for this validator
-// moved past block, from a fresh metagraph read.
+// moved past block, from a fresh read.
 func (v *Validator) revealedSince(ctx context.Context, block uint64) (uint64, bool) {
+	at, err := v.lastUpdateNow(ctx)
+	return at, err == nil && at > block
+}
+
+// lastUpdateNow reads this validator's last_update from the chain now.
+func (v *Validator) lastUpdateNow(ctx context.Context) (uint64, error) {
 	_, _, self := v.snapshot()
 	if self < 0 {
-		return 0, false
+		return 0, errors.New("hotkey not registered")
 	}
 	meta, err := v.opts.Chain.Metagraph(ctx, v.opts.Netuid)
 	if err != nil {
-		return 0, false
+		return 0, err
 	}
 	n, ok := neuronByUID(meta, uint16(self))
-	return n.LastUpdate, ok && n.LastUpdate > block
+	if !ok {
+		return 0, fmt.Errorf("uid %d left the metagraph", self)
+	}
+	return n.LastUpdate, nil
 }
 
 func (v *Validator) putSubmission(s *records.Submission) error {

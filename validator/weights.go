@@ -72,7 +72,12 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		switch {
 		case s.Status == records.StatusCommitted && epoch > s.RevealEpoch:
 			// The chain accepts a reveal only in the reveal epoch itself;
-			// sending now would only revert.
+			// sending now would only revert. A reveal that landed just
+			// before a restart shows in last_update.
+			if at, ok := v.revealedSince(ctx, s.Block); ok {
+				s.Status, s.RevealBlock, s.RevealTxHash = records.StatusRevealed, at, "unknown (confirmed by last_update)"
+				return v.putSubmission(s)
+			}
 			s.Status, s.Error = records.StatusFailed, fmt.Sprintf("reveal epoch %d passed (now epoch %d) before the reveal was sent", s.RevealEpoch, epoch)
 			v.m.submissions.WithLabelValues("reveal", "expired").Inc()
 			v.log.Warn().Uint64("window", s.Window).Uint64("reveal_epoch", s.RevealEpoch).Uint64("epoch", epoch).Msg("weights commit expired unrevealed")
@@ -186,8 +191,18 @@ func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, h
 		v.log.Info().Uint64("window", sub.Window).Uint64("last_update", lastUpdate).Msg("pending weights found on chain")
 		return v.putSubmission(sub)
 	}
-	// Re-sending is safe: a set that did not land has not been counted,
-	// and a commit with the same hash is matched by one reveal.
+	if sub.Op == "commit" {
+		// Whether the commit landed cannot be read back, and a second
+		// commit would let one window be revealed twice. Assume it landed:
+		// the reveal at its epoch either succeeds or reports that no
+		// commit exists, and then the next window commits afresh.
+		sub.Status, sub.Block = records.StatusCommitted, sub.CreatedBlock
+		sub.TxHash = "unknown (sent before a restart)"
+		sub.RevealEpoch = chain.EpochIndex(sub.CreatedBlock, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
+		v.log.Info().Uint64("window", sub.Window).Uint64("reveal_epoch", sub.RevealEpoch).Msg("pending commit: will reveal at its epoch if it landed")
+		return v.putSubmission(sub)
+	}
+	// Re-sending a set is safe: one that did not land was not counted.
 	return v.send(ctx, sub, hyper)
 }
 
@@ -197,6 +212,11 @@ func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
 	res, err := v.opts.Chain.RevealWeights(ctx, v.opts.Signer, w, sub.Salt, chain.TxOptions{})
 	if err != nil {
 		var rej *chain.RejectedError
+		if errors.As(err, &rej) && errors.Is(err, chain.ErrRevealTooEarly) {
+			// A commit assumed at its send block landed an epoch later.
+			sub.RevealEpoch++
+			return v.putSubmission(sub)
+		}
 		if errors.As(err, &rej) && (errors.Is(err, chain.ErrNoCommit) || errors.Is(err, chain.ErrCommitMismatch)) {
 			// Our commit is gone: either an earlier reveal landed and the
 			// validator stopped before recording it, or the commit was

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,12 +17,17 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/rs/zerolog"
 
+	"arena/chain"
 	"arena/config"
 	"arena/devarena"
 	"arena/episode"
 	"arena/store"
+	"arena/suite"
 	"arena/validator/records"
 )
 
@@ -137,10 +143,11 @@ func num(m map[string]any, key string) uint64 {
 	return uint64(f)
 }
 
-// TestCrashRestart kills a real `arena run` process with SIGKILL at three
-// points — mid-race with episodes in flight, after a race is decided but
-// before its weights, and after a weights commit before its reveal — and
-// restarts it on the same data dir each time. Afterwards: the interrupted
+// TestCrashRestart kills a real `arena run` process with SIGKILL ten
+// times — three at chosen points (mid-race with episodes in flight, after
+// a race is decided but before its weights, after a weights commit before
+// its reveal) and seven at random points — restarting it on the same data
+// dir each time. Afterwards: the interrupted
 // race was aborted and re-run on fresh problems, no episode is stored twice,
 // each weights window has one submission, the pending reveal was revealed,
 // a SIGTERM exits 0, and `arena store check` is clean.
@@ -214,9 +221,37 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	p.kill(t)
 	t.Logf("killed after committing window %d", window)
 
-	// The pending reveal is revealed after the restart; then a graceful stop.
+	// The pending reveal is revealed after the restart.
 	p = startValidator(t, cfgPath)
 	p.waitFor(t, "weights revealed", 2*time.Minute, func(m map[string]any) bool { return num(m, "window") == window })
+	p.kill(t)
+
+	// Seven more kills at random points across qualifying, races, judging
+	// and weights: 0.2–4 s after the validator is ready.
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	for i := 0; i < 7; i++ {
+		p = startValidator(t, cfgPath)
+		p.waitFor(t, "first sync done; ready", time.Minute, nil)
+		wait := time.Duration(200+r.IntN(3800)) * time.Millisecond
+		timer := time.NewTimer(wait)
+	drain:
+		for {
+			select {
+			case _, ok := <-p.lines:
+				if !ok {
+					t.Fatalf("validator exited on its own: %v", <-p.done)
+				}
+			case <-timer.C:
+				break drain
+			}
+		}
+		p.kill(t)
+		t.Logf("random kill %d after %v", i+1, wait)
+	}
+
+	// A last start makes progress, then stops gracefully.
+	p = startValidator(t, cfgPath)
+	p.waitFor(t, "race done", 3*time.Minute, nil)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +273,29 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	}
 	defer st.Close()
 	rec := records.New()
+	ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revealedSubs := 0
 	err = st.View(func(txn *badger.Txn) error {
+		// Each raced cluster was exposed exactly once, at its race's start.
+		races, err := rec.ListRaces(txn, 0)
+		if err != nil {
+			return err
+		}
+		for _, rc := range races {
+			for _, cid := range rc.Clusters {
+				c, ok, err := ledger.ClusterRecord(cid)
+				if err != nil || !ok {
+					t.Fatalf("cluster %s: ok=%v err=%v", cid, ok, err)
+				}
+				if len(c.Exposures) != 1 || c.Exposures[0].Block != rc.StartedBlock {
+					t.Errorf("race %d cluster %s: exposures %+v, want one at block %d", rc.ID, cid, c.Exposures, rc.StartedBlock)
+				}
+			}
+		}
+		t.Logf("%d races after 10 kills", len(races))
 		first, ok, err := rec.GetRace(txn, firstRace)
 		if err != nil || !ok {
 			t.Fatalf("race %d: ok=%v err=%v", firstRace, ok, err)
@@ -263,6 +320,9 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 			if s.Window == window && s.Status == records.StatusRevealed {
 				revealed = true
 			}
+			if s.Status == records.StatusRevealed {
+				revealedSubs++
+			}
 		}
 		if !revealed {
 			t.Errorf("window %d was not revealed: %+v", window, subs)
@@ -273,12 +333,33 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 		t.Fatal(err)
 	}
 
-	// The weights on chain are the revealed ones.
+	// Weights were set once per revealed window: one WeightsRevealed event
+	// on chain from our uid for each submission recorded as revealed.
 	got, err := a.Devnet.Weights(ctx, val.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) == 0 {
 		t.Fatal("no weights on chain after the reveal")
+	}
+	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL()}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	evs, err := client.Eth().FilterLogs(ctx, ethereum.FilterQuery{
+		Topics: [][]common.Hash{{crypto.Keccak256Hash([]byte("WeightsRevealed(uint16,uint16,bytes32)"))}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := 0
+	for _, l := range evs {
+		if len(l.Data) >= 32 && uint16(l.Data[30])<<8|uint16(l.Data[31]) == val.UID {
+			ours++
+		}
+	}
+	if ours != revealedSubs {
+		t.Errorf("%d reveals on chain from uid %d, %d submissions recorded as revealed", ours, val.UID, revealedSubs)
 	}
 }

@@ -44,6 +44,11 @@ type Options struct {
 	ChainOnly bool
 	// WrapAgent, if set, wraps each miner's agent (tests slow them down).
 	WrapAgent func(episode.Agent) episode.Agent
+	// Skills, if set, gives each miner's skill (len must equal Miners);
+	// by default skills spread from 1 down to 0.2.
+	Skills []float64
+	// DrawSeed, if set, makes race draws deterministic (tests comparing runs).
+	DrawSeed func(window uint64) uint64
 	// WrapListener, if set, wraps each miner's listener (tests record
 	// every byte the validator sends to miners).
 	WrapListener func(uid uint16, ln net.Listener) net.Listener
@@ -166,7 +171,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 		return a, nil
 	}
 	a.Stack, err = validator.OpenStack(ctx, validator.StackOptions{Config: cfg, Signer: val.Signer(), Registry: opts.Registry,
-		OnEvent: opts.OnEvent, Progress: opts.Progress}, log)
+		OnEvent: opts.OnEvent, Progress: opts.Progress, DrawSeed: opts.DrawSeed}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +189,13 @@ func (a *Arena) startMiners(ctx context.Context, opts Options) error {
 	defer client.Close()
 	for i, acct := range a.Devnet.ByRole("miner") {
 		skill := 1.0
-		if n > 1 {
+		switch {
+		case len(opts.Skills) > 0:
+			if len(opts.Skills) != n {
+				return fmt.Errorf("%d skills for %d miners", len(opts.Skills), n)
+			}
+			skill = opts.Skills[i]
+		case n > 1:
 			skill = 1 - 0.8*float64(i)/float64(n-1)
 		}
 		agent, err := miner.NewAgent(miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: skill}, a.log)

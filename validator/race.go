@@ -149,7 +149,11 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 			v.log.Info().Int("generated", rep.Generated).Int("hidden_available", rep.HiddenAvailable).Msg("hidden pool refilled")
 		}
 	}
-	problems, err := v.opts.Ledger.Draw(suite.Hidden, v.opts.RaceProblems, randomSeed())
+	seed := randomSeed()
+	if v.opts.DrawSeed != nil {
+		seed = v.opts.DrawSeed(window)
+	}
+	problems, err := v.opts.Ledger.Draw(suite.Hidden, v.opts.RaceProblems, seed)
 	if err != nil {
 		v.log.Error().Err(err).Msg("race: draw hidden problems; no race this window")
 		return

@@ -42,6 +42,8 @@ type StackOptions struct {
 	Progress func(stage string, done, total int)
 	// Store, if set, is used instead of opening Config.DataDir (tests).
 	Store *store.Store
+	// DrawSeed is passed to Options.DrawSeed (tests).
+	DrawSeed func(window uint64) uint64
 }
 
 // Stack is a whole validator process: store, chain client, catalog and
@@ -147,7 +149,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 			MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes},
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: cfg.Metrics.Listen,
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
-		OnEvent: opts.OnEvent,
+		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,
 	}, log, reg)
 	if err != nil {
 		return nil, err

@@ -69,6 +69,10 @@ type Options struct {
 
 	ReconnectMin, ReconnectMax time.Duration
 
+	// DrawSeed, if set, seeds each race's hidden-problem draw from its
+	// window (tests that compare two runs); by default the seed is random.
+	DrawSeed func(window uint64) uint64
+
 	// OnEvent, if set, receives progress events (arena dev's live view).
 	// It is called synchronously and must not block.
 	OnEvent func(Event)

@@ -52,8 +52,8 @@ type Options struct {
 	// WrapListener, if set, wraps each miner's listener (tests record
 	// every byte the validator sends to miners).
 	WrapListener func(uid uint16, ln net.Listener) net.Listener
-	OnEvent   func(validator.Event)
-	Progress  func(stage string, done, total int)
+	OnEvent      func(validator.Event)
+	Progress     func(stage string, done, total int)
 }
 
 // FastTimings returns cfg with the schedule, suite and limits shrunk so a

@@ -118,8 +118,10 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 			fmt.Fprintf(tw, "last weights\twindow %d: %s sent at block %d, awaiting the receipt\n", lw.Window, lw.Op, lw.CreatedBlock)
 		case lw.Status == "failed":
 			fmt.Fprintf(tw, "last weights\twindow %d: %s failed: %s\n", lw.Window, lw.Op, lw.Error)
-		default:
-			fmt.Fprintf(tw, "last weights\twindow %d: %s %s in block %d, tx %s\n", lw.Window, lw.Op, lw.Status, max(lw.Block, lw.RevealBlock), tx)
+		case lw.Status == "committed":
+			fmt.Fprintf(tw, "last weights\twindow %d: committed in block %d (tx %s), reveal at epoch %d\n", lw.Window, lw.Block, tx, lw.RevealEpoch)
+		default: // set or revealed
+			fmt.Fprintf(tw, "last weights\twindow %d: %s in block %d, tx %s\n", lw.Window, lw.Status, max(lw.Block, lw.RevealBlock), tx)
 		}
 	} else {
 		fmt.Fprintf(tw, "last weights\tnone yet\n")

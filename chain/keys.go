@@ -4,7 +4,10 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts"
@@ -31,12 +34,24 @@ type Keystore struct {
 }
 
 // OpenKeystore opens (creating with mode 0700 if needed) a keystore dir.
+// A dir that grants group or world any access is refused; so are key and
+// password files that do (see Unlock and ReadPassword).
 func OpenKeystore(dir string, strength int) (*Keystore, error) {
 	if dir == "" {
 		return nil, errors.New("keystore: no directory given")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("keystore %s: %w", dir, err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("keystore %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("keystore %s: not a directory", dir)
+	}
+	if err := checkPrivate("keystore dir", dir, info.Mode(), 0o700); err != nil {
+		return nil, err
 	}
 	n, p := keystore.StandardScryptN, keystore.StandardScryptP
 	if strength == ScryptLight {
@@ -110,15 +125,16 @@ func (k *Keystore) Find(addr string) (accounts.Account, error) {
 	return acct, nil
 }
 
-// Unlock decrypts the key for addr ("" = the only key).
+// Unlock decrypts the key for addr ("" = the only key). A key file that
+// grants group or world any access is refused before it is read.
 func (k *Keystore) Unlock(addr, password string) (*Signer, error) {
 	acct, err := k.Find(addr)
 	if err != nil {
 		return nil, err
 	}
-	blob, err := os.ReadFile(acct.URL.Path)
+	blob, err := readPrivateFile("keystore file", acct.URL.Path, 1<<20)
 	if err != nil {
-		return nil, fmt.Errorf("keystore: %w", err)
+		return nil, err
 	}
 	key, err := keystore.DecryptKey(blob, password)
 	if errors.Is(err, keystore.ErrDecrypt) {
@@ -131,13 +147,14 @@ func (k *Keystore) Unlock(addr, password string) (*Signer, error) {
 }
 
 // ReadPassword returns the keystore password from file (trailing newline
-// trimmed) or, when file is empty, from envValue. Passwords are never taken
+// trimmed; the file must grant group and world nothing) or, when file is
+// empty, from envValue. Passwords are never taken
 // from flags, which leak into shell history and `ps`.
 func ReadPassword(file, envValue string) (string, error) {
 	if file != "" {
-		raw, err := os.ReadFile(file)
+		raw, err := readPrivateFile("password file", file, 1<<16)
 		if err != nil {
-			return "", fmt.Errorf("password file: %w", err)
+			return "", err
 		}
 		pw := strings.TrimRight(string(raw), "\r\n")
 		if pw == "" {
@@ -149,4 +166,50 @@ func ReadPassword(file, envValue string) (string, error) {
 		return envValue, nil
 	}
 	return "", fmt.Errorf("no keystore password: set keystore.password_file or %s", PasswordEnv)
+}
+
+// readPrivateFile reads a secret file, refusing it when its mode grants any
+// group or world access. The mode is taken from the open descriptor (after
+// symlinks are followed), so what is checked is what is read.
+func readPrivateFile(kind, path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s: not a regular file", kind, path)
+	}
+	if err := checkPrivate(kind, path, info.Mode(), 0o600); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, path, err)
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%s %s: larger than %d bytes", kind, path, limit)
+	}
+	return raw, nil
+}
+
+// checkPrivate refuses a key, password or keystore-dir mode that grants any
+// permission to group or other. Windows has no such mode bits: skipped there.
+func checkPrivate(kind, path string, mode fs.FileMode, want fs.FileMode) error {
+	perm := mode.Perm()
+	if runtime.GOOS == "windows" || perm&0o077 == 0 {
+		return nil
+	}
+	how := "group/world accessible"
+	switch {
+	case perm&0o044 != 0:
+		how = "group/world readable"
+	case perm&0o022 != 0:
+		how = "group/world writable"
+	}
+	return fmt.Errorf("%s %s: permissions %04o are too open (%s); run chmod %o %s", kind, path, perm, how, want, path)
 }

@@ -129,6 +129,21 @@ func (c *Client) Metagraph(ctx context.Context, netuid uint16) (*Metagraph, erro
 	return mg, nil
 }
 
+// MaxUIDs bounds the uid count the validator accepts from getUidCount.
+// Subtensor caps a subnet's max_allowed_uids well below this (256 by
+// default); a larger answer is a broken or hostile node, and believing it
+// would cost a dozen eth_calls and a Neuron allocation per claimed uid.
+const MaxUIDs = 4096
+
+// checkUIDCount validates a uid count read from the chain before it sizes
+// anything.
+func checkUIDCount(n uint16) error {
+	if int(n) > MaxUIDs {
+		return fmt.Errorf("node reports %d uids, more than the %d any subnet can hold", n, MaxUIDs)
+	}
+	return nil
+}
+
 // MetagraphAt reads the snapshot at a given block.
 func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (*Metagraph, error) {
 	mgABI := &c.abis.metagraph
@@ -136,6 +151,9 @@ func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (
 	if err := c.callBatch(ctx, block, []viewCall{{
 		contract: mgABI, to: MetagraphAddress, method: "getUidCount", args: []any{netuid}, decode: into(&count),
 	}}); err != nil {
+		return nil, fmt.Errorf("metagraph netuid %d: %w", netuid, err)
+	}
+	if err := checkUIDCount(count); err != nil {
 		return nil, fmt.Errorf("metagraph netuid %d: %w", netuid, err)
 	}
 	mg := &Metagraph{Netuid: netuid, Block: block, Neurons: make([]Neuron, count)}

@@ -120,6 +120,37 @@ func assistantText(think, response string, mode ThinkMode) (content, reasoning s
 // Call ids are kept unless empty or already used in the conversation, in
 // which case they become call_<step>_<i>.
 func completion(tr *episode.Trajectory, mode ThinkMode, style Style) []Message {
+	return completionWith(tr, mode, style, nil)
+}
+
+// compactArgs are a trajectory's tool call arguments (arguments() of each
+// call, by step and call), computed once for the dedupe hash and the
+// conversation.
+type compactArgs [][]string
+
+func argsOf(tr *episode.Trajectory) compactArgs {
+	out := make(compactArgs, len(tr.Steps))
+	for si := range tr.Steps {
+		calls := tr.Steps[si].ToolCalls
+		out[si] = make([]string, len(calls))
+		for i := range calls {
+			out[si][i] = arguments(calls[i].Parameters)
+		}
+	}
+	return out
+}
+
+// get is step si's call i's arguments; a nil compactArgs computes them.
+func (a compactArgs) get(tr *episode.Trajectory, si, i int) string {
+	if a == nil {
+		return arguments(tr.Steps[si].ToolCalls[i].Parameters)
+	}
+	return a[si][i]
+}
+
+// completionWith is completion with the arguments precomputed (nil:
+// computed here).
+func completionWith(tr *episode.Trajectory, mode ThinkMode, style Style, args compactArgs) []Message {
 	out := make([]Message, 0, 2*len(tr.Steps))
 	used := make(map[string]bool, 2*len(tr.Steps))
 	for si := range tr.Steps {
@@ -144,7 +175,7 @@ func completion(tr *episode.Trajectory, mode ThinkMode, style Style) []Message {
 			}
 			used[id] = true
 			ids[i] = id
-			am.ToolCalls = append(am.ToolCalls, ToolCall{ID: id, Type: "function", Function: FunctionCall{Name: tc.Name, Arguments: arguments(tc.Parameters)}})
+			am.ToolCalls = append(am.ToolCalls, ToolCall{ID: id, Type: "function", Function: FunctionCall{Name: tc.Name, Arguments: args.get(tr, si, i)}})
 		}
 		out = append(out, am)
 		for i, tc := range st.ToolCalls {
@@ -245,6 +276,12 @@ func stepSamples(tr *episode.Trajectory, mode ThinkMode, fn func(step int, input
 // and per step the think text, the calls (name, compact arguments) and the
 // response. Ids, times and the miner are not part of it.
 func contentHash(tr *episode.Trajectory) [16]byte {
+	return contentHashWith(tr, nil)
+}
+
+// contentHashWith is contentHash with the arguments precomputed (nil:
+// computed here).
+func contentHashWith(tr *episode.Trajectory, args compactArgs) [16]byte {
 	h := sha256.New()
 	var n [8]byte
 	put := func(s string) {
@@ -257,9 +294,9 @@ func contentHash(tr *episode.Trajectory) [16]byte {
 		st := &tr.Steps[i]
 		put("step")
 		put(strings.TrimSpace(st.Think))
-		for _, tc := range st.ToolCalls {
+		for ci, tc := range st.ToolCalls {
 			put(tc.Name)
-			put(arguments(tc.Parameters))
+			put(args.get(tr, i, ci))
 		}
 		if st.Response != nil {
 			put("response")

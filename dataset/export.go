@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
@@ -137,13 +138,14 @@ func Export(ctx context.Context, opts Options, log zerolog.Logger) (*Report, err
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	x := &exporter{
-		o:       opts,
-		log:     log.With().Str("component", "dataset").Logger(),
-		tools:   Tools(),
-		allowed: map[string]bool{},
-		seen:    map[[16]byte]struct{}{},
-		splits:  map[string]string{},
-		prog:    newProgress(opts.Progress),
+		o:        opts,
+		log:      log.With().Str("component", "dataset").Logger(),
+		tools:    Tools(),
+		allowed:  map[string]bool{},
+		seen:     map[[16]byte]struct{}{},
+		splits:   map[string]string{},
+		resolved: map[string]splitInfo{},
+		prog:     newProgress(opts.Progress),
 		rep: &Report{
 			Format: opts.Format, Style: opts.Style, Think: opts.Think, Out: opts.Out,
 			Dropped: map[string]int{}, DroppedProblems: map[string]int{},
@@ -234,6 +236,10 @@ type exporter struct {
 	prog   *progress
 	rep    *Report
 	index  map[string]int64
+
+	// resolved caches each cluster's split for the pipeline's workers.
+	resolvedMu sync.Mutex
+	resolved   map[string]splitInfo
 }
 
 // scope applies the filters that decide whether an episode is usable at
@@ -285,12 +291,12 @@ func Agentic(v *records.Verdict) bool {
 	return v.Judge.Gates.ReferredToResults && v.Judge.Gates.CitedDatum
 }
 
-// duplicate reports whether an identical trajectory was already kept.
-func (x *exporter) duplicate(tr *episode.Trajectory) bool {
+// seenBefore reports whether a trajectory with content hash h was already
+// kept, and records it (dedupe; always false with KeepDuplicates).
+func (x *exporter) seenBefore(h [16]byte) bool {
 	if x.o.Filters.KeepDuplicates {
 		return false
 	}
-	h := contentHash(tr)
 	if _, ok := x.seen[h]; ok {
 		return true
 	}
@@ -315,25 +321,55 @@ func (x *exporter) clusterOf(e *records.Episode) (string, error) {
 }
 
 // splitOf assigns a whole cluster to a split: eval when the seeded hash of
-// its id falls below EvalFraction, never when it is compromised.
+// its id falls below EvalFraction, never when it is compromised. It runs
+// in store order and counts each compromised cluster held out of eval.
 func (x *exporter) splitOf(cluster string) (string, error) {
 	if s, ok := x.splits[cluster]; ok {
 		return s, nil
 	}
-	s := SplitTrain
-	if EvalCluster(cluster, x.o.SplitSeed, x.o.EvalFraction) {
-		rec, ok, err := x.o.Ledger.ClusterRecord(cluster)
-		if err != nil {
-			return "", err
-		}
-		if ok && rec.Partition == suite.Compromised {
-			x.rep.CompromisedClusters++
-		} else {
-			s = SplitEval
-		}
+	s, held, err := x.resolveSplit(cluster)
+	if err != nil {
+		return "", err
+	}
+	if held {
+		x.rep.CompromisedClusters++
 	}
 	x.splits[cluster] = s
 	return s, nil
+}
+
+// splitInfo is a resolved cluster's split; held says a compromised
+// cluster was kept out of eval.
+type splitInfo struct {
+	split string
+	held  bool
+}
+
+// resolveSplit computes (and caches) a cluster's split without touching
+// the report. It is safe for concurrent use by the pipeline's workers.
+func (x *exporter) resolveSplit(cluster string) (string, bool, error) {
+	x.resolvedMu.Lock()
+	r, ok := x.resolved[cluster]
+	x.resolvedMu.Unlock()
+	if ok {
+		return r.split, r.held, nil
+	}
+	r = splitInfo{split: SplitTrain}
+	if EvalCluster(cluster, x.o.SplitSeed, x.o.EvalFraction) {
+		rec, ok, err := x.o.Ledger.ClusterRecord(cluster)
+		if err != nil {
+			return "", false, err
+		}
+		if ok && rec.Partition == suite.Compromised {
+			r.held = true
+		} else {
+			r.split = SplitEval
+		}
+	}
+	x.resolvedMu.Lock()
+	x.resolved[cluster] = r
+	x.resolvedMu.Unlock()
+	return r.split, r.held, nil
 }
 
 // EvalCluster reports whether the seeded hash of cluster falls in the
@@ -399,56 +435,137 @@ func (x *exporter) write(split, typ string, row any) error {
 	return nil
 }
 
+// writeLine writes a row already encoded by the pipeline.
+func (x *exporter) writeLine(split, typ string, r encodedRow) error {
+	if err := x.out.writeLine(split, r.row, r.line); err != nil {
+		return err
+	}
+	x.rep.Rows[split]++
+	bump(x.rep.RowsByType, split, typ)
+	return nil
+}
+
 func (x *exporter) rowsWritten() int { return x.rep.Rows[SplitTrain] + x.rep.Rows[SplitEval] }
 
 // single streams sft and steps: one read of every episode, rows written
-// as episodes pass.
+// as episodes pass. Episodes are decoded and converted in parallel (see
+// pipeline) and written in store order.
 func (x *exporter) single(ctx context.Context) error {
-	return x.o.Store.View(func(txn *badger.Txn) error {
-		return x.o.Records.ForEachEpisode(txn, func(e *records.Episode, v *records.Verdict) error {
-			if err := ctx.Err(); err != nil {
+	if x.sequential() {
+		return x.singleSequential(ctx)
+	}
+	instruction := ""
+	if x.o.Format == FormatSteps {
+		instruction = stepsInstruction(x.tools)
+	}
+	c, err := newConstJSON(x.tools, instruction)
+	if err != nil {
+		return err
+	}
+	process := func(t *task) {
+		if !t.decode() {
+			return
+		}
+		e, v := t.e, t.v
+		t.reason = x.scope(e, v)
+		if t.reason == "" {
+			t.reason = x.quality(v)
+		}
+		if t.reason != "" {
+			return
+		}
+		args := argsOf(&e.Trajectory)
+		if !x.o.Filters.KeepDuplicates {
+			t.hash = contentHashWith(&e.Trajectory, args)
+		}
+		if t.cluster, t.clusterErr = x.clusterOf(e); t.clusterErr != nil {
+			return
+		}
+		if t.split, _, t.splitErr = x.resolveSplit(t.cluster); t.splitErr != nil {
+			return
+		}
+		t.rows, t.rowErr = x.encodeRows(e, v, t.cluster, t.split, instruction, c, args)
+	}
+	handle := func(t *task) error {
+		if t.err != nil {
+			return t.err
+		}
+		x.rep.EpisodesRead++
+		x.prog.tick("reading", x.rep.EpisodesRead, x.rowsWritten())
+		reason := t.reason
+		if reason == "" && x.seenBefore(t.hash) {
+			reason = DropDuplicate
+		}
+		if reason != "" {
+			x.rep.Dropped[reason]++
+			return nil
+		}
+		if t.clusterErr != nil {
+			return t.clusterErr
+		}
+		if t.splitErr != nil {
+			return t.splitErr
+		}
+		split, err := x.splitOf(t.cluster)
+		if err != nil {
+			return err
+		}
+		if split != t.split {
+			return fmt.Errorf("internal: cluster %s resolved to split %s, then %s", t.cluster, t.split, split)
+		}
+		x.used(t.e, t.v, t.cluster, split)
+		if t.rowErr != nil {
+			return fmt.Errorf("write %s.jsonl: %w", split, t.rowErr)
+		}
+		typ := string(t.e.ProblemType)
+		for _, r := range t.rows {
+			if err := x.writeLine(split, typ, r); err != nil {
 				return err
 			}
-			x.rep.EpisodesRead++
-			x.prog.tick("reading", x.rep.EpisodesRead, x.rowsWritten())
-			reason := x.scope(e, v)
-			if reason == "" {
-				reason = x.quality(v)
-			}
-			if reason == "" && x.duplicate(&e.Trajectory) {
-				reason = DropDuplicate
-			}
-			if reason != "" {
-				x.rep.Dropped[reason]++
-				return nil
-			}
-			cluster, err := x.clusterOf(e)
-			if err != nil {
-				return err
-			}
-			split, err := x.splitOf(cluster)
-			if err != nil {
-				return err
-			}
-			x.used(e, v, cluster, split)
-			tr := &e.Trajectory
-			typ := string(e.ProblemType)
-			if x.o.Format == FormatSFT {
-				row := &SFTRow{
-					Messages: append(promptMessages(tr.Query), completion(tr, x.o.Think, x.o.Style)...),
-					Tools:    x.tools,
-					Meta:     x.meta(e, v, cluster, split),
-				}
-				return x.write(split, typ, row)
-			}
-			instruction := stepsInstruction(x.tools)
-			return stepSamples(tr, x.o.Think, func(step int, input, output string) error {
-				m := x.meta(e, v, cluster, split)
-				m.Step = step
-				return x.write(split, typ, &StepsRow{Instruction: instruction, Input: input, Output: output, Meta: m})
-			})
-		})
+		}
+		return nil
+	}
+	return x.pipeline(ctx, process, handle)
+}
+
+// encodeRows builds an episode's rows (one for sft, one per step for
+// steps) and encodes each as its JSON line. The row itself is kept only
+// for Parquet.
+func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, split, instruction string, c *constJSON, args compactArgs) ([]encodedRow, error) {
+	enc := encoders.Get().(*rowEncoder)
+	defer encoders.Put(enc)
+	keep := func(row any) any {
+		if x.o.Parquet {
+			return row
+		}
+		return nil
+	}
+	tr := &e.Trajectory
+	if x.o.Format == FormatSFT {
+		row := &SFTRow{
+			Messages: append(promptMessages(tr.Query), completionWith(tr, x.o.Think, x.o.Style, args)...),
+			Tools:    x.tools,
+			Meta:     x.meta(e, v, cluster, split),
+		}
+		line, err := enc.sftLine(c, row)
+		if err != nil {
+			return nil, err
+		}
+		return []encodedRow{{row: keep(row), line: line}}, nil
+	}
+	out := make([]encodedRow, 0, len(tr.Steps))
+	err := stepSamples(tr, x.o.Think, func(step int, input, output string) error {
+		m := x.meta(e, v, cluster, split)
+		m.Step = step
+		row := &StepsRow{Instruction: instruction, Input: input, Output: output, Meta: m}
+		line, err := enc.stepsLine(c, row)
+		if err != nil {
+			return err
+		}
+		out = append(out, encodedRow{row: keep(row), line: line})
+		return nil
 	})
+	return out, err
 }
 
 // member is what the first pass of dpo and grpo keeps of an episode.
@@ -463,26 +580,45 @@ type member struct {
 // problem's episodes back by id.
 func (x *exporter) grouped(ctx context.Context) error {
 	groups := map[string][]member{}
-	err := x.o.Store.View(func(txn *badger.Txn) error {
-		return x.o.Records.ForEachEpisode(txn, func(e *records.Episode, v *records.Verdict) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			x.rep.EpisodesRead++
-			x.prog.tick("grouping", x.rep.EpisodesRead, 0)
-			reason := x.scope(e, v)
-			if reason == "" && x.duplicate(&e.Trajectory) {
-				reason = DropDuplicate
-			}
-			if reason != "" {
-				x.rep.Dropped[reason]++
-				return nil
-			}
-			pid := e.Trajectory.ProblemID
-			groups[pid] = append(groups[pid], member{id: e.Trajectory.EpisodeID, final: v.Final, pass: x.quality(v) == ""})
+	process := func(t *task) {
+		if !t.decode() {
+			return
+		}
+		t.reason = x.scope(t.e, t.v)
+		if t.reason != "" {
+			return
+		}
+		if !x.o.Filters.KeepDuplicates {
+			t.hash = contentHash(&t.e.Trajectory)
+		}
+		t.pass = x.quality(t.v) == ""
+		// Only the member tuple is needed from here on.
+		t.e = &records.Episode{Trajectory: episode.Trajectory{EpisodeID: t.e.Trajectory.EpisodeID, ProblemID: t.e.Trajectory.ProblemID}}
+	}
+	handle := func(t *task) error {
+		if t.err != nil {
+			return t.err
+		}
+		x.rep.EpisodesRead++
+		x.prog.tick("grouping", x.rep.EpisodesRead, 0)
+		reason := t.reason
+		if reason == "" && x.seenBefore(t.hash) {
+			reason = DropDuplicate
+		}
+		if reason != "" {
+			x.rep.Dropped[reason]++
 			return nil
-		})
-	})
+		}
+		pid := t.e.Trajectory.ProblemID
+		groups[pid] = append(groups[pid], member{id: t.e.Trajectory.EpisodeID, final: t.v.Final, pass: t.pass})
+		return nil
+	}
+	var err error
+	if x.sequential() {
+		err = x.groupSequential(ctx, groups)
+	} else {
+		err = x.pipeline(ctx, process, handle)
+	}
 	if err != nil {
 		return err
 	}

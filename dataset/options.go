@@ -144,6 +144,11 @@ type Options struct {
 	// of rows (default 32 MiB), bounding memory.
 	RowGroupBytes int
 
+	// Workers is the number of goroutines that decode and convert episodes
+	// (0: GOMAXPROCS). A negative value selects the sequential reference
+	// pass (no pipeline), kept for tests. The output does not depend on it.
+	Workers int
+
 	// Progress receives a progress line on a terminal (nil: none).
 	Progress io.Writer
 	// Source names the data dir in the card.

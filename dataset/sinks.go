@@ -23,6 +23,9 @@ import (
 // rowWriter writes rows of one type to the split files.
 type rowWriter interface {
 	write(split string, row any) error
+	// writeLine writes a row already encoded as its JSON line; row (a *T)
+	// is needed only for Parquet and may be nil otherwise.
+	writeLine(split string, row any, line []byte) error
 	close() error
 	files() []FileInfo
 }
@@ -99,6 +102,30 @@ func (s *sinks[T]) write(split string, row any) error {
 	if err := k.enc.Encode(r); err != nil {
 		return fmt.Errorf("write %s: %w", k.jsonName, err)
 	}
+	return k.written(r)
+}
+
+func (s *sinks[T]) writeLine(split string, row any, line []byte) error {
+	k := s.by[split]
+	if k == nil {
+		return fmt.Errorf("internal: no sink for split %q", split)
+	}
+	var r *T
+	if k.pw != nil {
+		var ok bool
+		if r, ok = row.(*T); !ok {
+			return fmt.Errorf("internal: no %T sink for split %q", row, split)
+		}
+	}
+	if _, err := k.count.Write(line); err != nil {
+		return fmt.Errorf("write %s: %w", k.jsonName, err)
+	}
+	return k.written(r)
+}
+
+// written follows a row's JSON line: it counts the row and writes it to
+// Parquet, if on.
+func (k *sink[T]) written(r *T) error {
 	k.rows++
 	if k.pw != nil {
 		if _, err := k.pw.Write([]T{*r}); err != nil {

@@ -72,6 +72,9 @@ func Tokens(s string) []string {
 // Tokens), in [0, 1]. It is 1 when the phrase has no tokens (it constrains
 // nothing) and when the phrase is the title itself.
 func TokenSetSimilarity(phrase, title string) float64 {
+	if sim, ok := tokenSetSimilarityASCII(phrase, title); ok {
+		return sim
+	}
 	p := Tokens(phrase)
 	if len(p) == 0 {
 		return 1
@@ -88,4 +91,83 @@ func TokenSetSimilarity(phrase, title string) float64 {
 		}
 	}
 	return float64(hit) / float64(len(p))
+}
+
+// maxASCIITokens bounds the token spans tokenSetSimilarityASCII keeps on
+// the stack.
+const maxASCIITokens = 48
+
+// span is a token of an ASCII string: s[start:end].
+type span struct{ start, end int }
+
+// asciiTokens appends to out the distinct tokens of the ASCII string s,
+// compared case-insensitively, in first occurrence order: what Tokens
+// gives for ASCII text (letters and digits are then exactly
+// [A-Za-z0-9], and lowercasing is ASCII). ok is false if s is not ASCII
+// or has more than maxASCIITokens distinct tokens.
+func asciiTokens(s string, out []span) ([]span, bool) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		alnum := false
+		if i < len(s) {
+			c := s[i]
+			if c >= 0x80 {
+				return out, false
+			}
+			alnum = ('a' <= c|0x20 && c|0x20 <= 'z') || ('0' <= c && c <= '9')
+		}
+		if alnum {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start < 0 {
+			continue
+		}
+		tok := s[start:i]
+		dup := false
+		for _, o := range out {
+			if strings.EqualFold(s[o.start:o.end], tok) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			if len(out) == cap(out) {
+				return out, false
+			}
+			out = append(out, span{start, i})
+		}
+		start = -1
+	}
+	return out, true
+}
+
+// tokenSetSimilarityASCII is TokenSetSimilarity for ASCII phrase and
+// title, without allocating; ok is false when it does not apply.
+func tokenSetSimilarityASCII(phrase, title string) (float64, bool) {
+	var pb, tb [maxASCIITokens]span
+	p, ok := asciiTokens(phrase, pb[:0])
+	if !ok {
+		return 0, false
+	}
+	if len(p) == 0 {
+		return 1, true
+	}
+	t, ok := asciiTokens(title, tb[:0])
+	if !ok {
+		return 0, false
+	}
+	hit := 0
+	for _, ps := range p {
+		w := phrase[ps.start:ps.end]
+		for _, ts := range t {
+			if strings.EqualFold(title[ts.start:ts.end], w) {
+				hit++
+				break
+			}
+		}
+	}
+	return float64(hit) / float64(len(p)), true
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file turns the raw JSON arguments of a tool call into typed values.
@@ -150,7 +151,7 @@ func (m argMap) page() (int, bool, error) {
 }
 
 // describeJSON names a JSON value for an error message without echoing an
-// arbitrarily long payload back to the agent.
+// arbitrarily long payload, or invalid UTF-8, back to the agent.
 func describeJSON(v json.RawMessage) string {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
@@ -171,7 +172,7 @@ func describeJSON(v json.RawMessage) string {
 	default:
 		kind = "a number"
 	}
-	if len(v) <= 40 {
+	if len(v) <= 40 && utf8.Valid(v) {
 		return kind + " " + string(v)
 	}
 	return kind
@@ -192,7 +193,7 @@ func parseServiceList(names []string) (Services, error) {
 		}
 		b, ok := ParseService(n)
 		if !ok {
-			return 0, fmt.Errorf("unknown service %q: want a comma list of official, freeShipping, COD, flashsale (or default)", n)
+			return 0, fmt.Errorf("unknown service %q: want a comma list of official, freeShipping, COD, flashsale (or default)", clip(n, 40))
 		}
 		out |= b
 	}

@@ -48,7 +48,7 @@ func ParseSort(s string) (Sort, error) {
 	case "order":
 		return SortOrder, nil
 	}
-	return 0, fmt.Errorf("unknown sort %q: want priceasc, pricedesc, order or default", s)
+	return 0, fmt.Errorf("unknown sort %q: want priceasc, pricedesc, order or default", clip(s, 40))
 }
 
 // String is the wire name.
@@ -80,7 +80,7 @@ func ParsePriceRange(s string) (PriceRange, error) {
 	}
 	lo, hi, ok := strings.Cut(s, "-")
 	if !ok || strings.Contains(hi, "-") {
-		return PriceRange{}, fmt.Errorf("malformed price %q: want \"lo-hi\" or \"lo-\", e.g. \"100-500\" or \"1000-\"", s)
+		return PriceRange{}, fmt.Errorf("malformed price %q: want \"lo-hi\" or \"lo-\", e.g. \"100-500\" or \"1000-\"", clip(s, 40))
 	}
 	var r PriceRange
 	parse := func(part string) (float64, bool, error) {
@@ -91,7 +91,7 @@ func ParsePriceRange(s string) (PriceRange, error) {
 		f, err := strconv.ParseFloat(part, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 ||
 			strings.ContainsAny(part, "xXpP_") || strings.EqualFold(part, "inf") {
-			return 0, false, fmt.Errorf("malformed price %q: %q is not a non-negative number", s, part)
+			return 0, false, fmt.Errorf("malformed price %q: %q is not a non-negative number", clip(s, 40), clip(part, 40))
 		}
 		return f, true, nil
 	}
@@ -103,10 +103,10 @@ func ParsePriceRange(s string) (PriceRange, error) {
 		return PriceRange{}, err
 	}
 	if !r.HasMin && !r.HasMax {
-		return PriceRange{}, fmt.Errorf("malformed price %q: give at least one bound, e.g. \"0-100\"", s)
+		return PriceRange{}, fmt.Errorf("malformed price %q: give at least one bound, e.g. \"0-100\"", clip(s, 40))
 	}
 	if r.HasMin && r.HasMax && r.Min > r.Max {
-		return PriceRange{}, fmt.Errorf("malformed price %q: the low bound is above the high bound", s)
+		return PriceRange{}, fmt.Errorf("malformed price %q: the low bound is above the high bound", clip(s, 40))
 	}
 	return r, nil
 }

@@ -60,6 +60,10 @@ type Options struct {
 	GCInterval time.Duration
 	// GCDiscardRatio is passed to RunValueLogGC, in (0,1) (default 0.5).
 	GCDiscardRatio float64
+	// BlockCacheSize is Badger's block cache in bytes; 0 keeps Badger's
+	// default (256 MB). One sequential scan (an export) gains nothing
+	// from a cache, so it sets a small one to bound memory.
+	BlockCacheSize int64
 }
 
 func (o Options) withDefaults() Options {
@@ -196,6 +200,9 @@ func openBadger(opts Options, log zerolog.Logger) (*badger.DB, error) {
 		WithReadOnly(opts.ReadOnly).
 		WithMetricsEnabled(false).
 		WithLogger(newBadgerLogger(log))
+	if opts.BlockCacheSize > 0 {
+		bopts = bopts.WithBlockCacheSize(opts.BlockCacheSize)
+	}
 	db, err := badger.Open(bopts)
 	if err != nil {
 		if isLockError(err) {

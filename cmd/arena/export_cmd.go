@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -84,7 +85,10 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			if cfg.DataDir == "" {
 				return errors.New("export: no data directory: pass --data DIR or set data_dir")
 			}
-			st, err := store.Open(store.Options{Dir: cfg.DataDir, ReadOnly: true}, log, nil)
+			if env.getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(dataset.MemoryLimit)
+			}
+			st, err := store.Open(dataset.StoreOptions(cfg.DataDir), log, nil)
 			switch {
 			case errors.Is(err, store.ErrInUse):
 				return fmt.Errorf("export: %w (stop the validator first, or export from a restored backup)", err)

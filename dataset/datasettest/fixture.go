@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -34,6 +35,10 @@ type Options struct {
 	Anomalies bool
 	// ValidatorAddress is recorded in every trajectory.
 	ValidatorAddress string
+	// Bulk writes the episodes fast (marshalled on all cores, large
+	// transactions, no per-episode existence checks) for large fixtures.
+	// The stored keys and values are the same.
+	Bulk bool
 }
 
 // Episode is what the fixture knows of one stored episode.
@@ -119,9 +124,9 @@ func Build(tb testing.TB, dir string, o Options) *Fixture {
 		tb.Fatal(err)
 	}
 	rec := records.New()
-	type pair struct {
-		e records.Episode
-		v *records.Verdict
+	var all [][]pair
+	if o.Bulk {
+		all = make([][]pair, len(stored))
 	}
 	var batch []pair
 	flush := func() {
@@ -144,52 +149,175 @@ func Build(tb testing.TB, dir string, o Options) *Fixture {
 	}
 	block := uint64(100)
 	for pi := range stored {
-		p := &stored[pi]
-		var best episode.Trajectory
-		add := func(role string, racer int, tr episode.Trajectory, v *records.Verdict) {
-			block++
-			tr.EpisodeID = fmt.Sprintf("ep-%04d-%02d-%s", pi, racer, role)
-			tr.ProblemID, tr.Query, tr.MinerUID, tr.ValidatorAddress = p.ID, p.Query, uint16(racer+1), o.ValidatorAddress
-			e := records.Episode{Trajectory: tr, Kind: records.Racing, RaceID: uint64(pi/3 + 1), Hotkey: fmt.Sprintf("5Hotkey%02d", racer),
-				ProblemType: p.Type, Cluster: p.Cluster, Block: block}
-			fe := &Episode{ID: tr.EpisodeID, ProblemID: p.ID, Cluster: p.Cluster, Type: p.Type, Block: block, Steps: len(tr.Steps), Role: role}
-			if v != nil {
-				v.EpisodeID = tr.EpisodeID
-				v.Metrics.Type = p.Type
-				v.Block = block
-				fe.Judged, fe.Final, fe.Judge, fe.Success, fe.Agentic = true, v.Final, v.Judge.Score, v.Metrics.Success, v.Judge.Gates.ReferredToResults && v.Judge.Gates.CitedDatum
-			}
-			fx.Episodes[tr.EpisodeID] = fe
-			batch = append(batch, pair{e, v})
+		eps := problemEpisodes(pi, &stored[pi], o, block)
+		block += uint64(len(eps))
+		for i := range eps {
+			fx.Episodes[eps[i].fe.ID] = eps[i].fe
+		}
+		if o.Bulk {
+			all[pi] = eps
+			continue
+		}
+		for _, ep := range eps {
+			batch = append(batch, ep)
 			if len(batch) >= 50 {
 				flush()
 			}
 		}
-		for r := 0; r < o.Racers; r++ {
-			role := "good"
-			if r < len(roles) {
-				role = roles[r]
-			}
-			tr := trajectory(p, o.Steps, role, r)
-			v := verdict(role, r, len(tr.Steps))
-			if role == "best" {
-				best = tr
-			}
-			add(role, r, tr, v)
+	}
+	if o.Bulk {
+		if err := bulkWrite(st, rec, all); err != nil {
+			tb.Fatal(err)
 		}
-		if o.Anomalies {
-			add("duplicate", o.Racers, best, verdict("best", 0, len(best.Steps)))
-			add("unjudged", o.Racers+1, trajectory(p, o.Steps, "good", 1), nil)
-			ab := trajectory(p, o.Steps, "good", 1)
-			ab.EndReason = episode.ReasonAborted
-			add("aborted", o.Racers+2, ab, verdict("good", 1, len(ab.Steps)))
-			un := trajectory(p, o.Steps, "good", 1)
-			un.Steps[0].ToolCalls[0].Name = "search_web"
-			add("unknown_tool", o.Racers+3, un, verdict("good", 1, len(un.Steps)))
-		}
+		return fx
 	}
 	flush()
 	return fx
+}
+
+// pair is one episode to store, with its verdict (nil: unjudged).
+type pair struct {
+	e  records.Episode
+	v  *records.Verdict
+	fe *Episode
+}
+
+// problemEpisodes makes a problem's episodes (racers, then anomalies),
+// with blocks after block.
+func problemEpisodes(pi int, p *suite.Problem, o Options, block uint64) []pair {
+	var out []pair
+	var best episode.Trajectory
+	add := func(role string, racer int, tr episode.Trajectory, v *records.Verdict) {
+		block++
+		tr.EpisodeID = fmt.Sprintf("ep-%04d-%02d-%s", pi, racer, role)
+		tr.ProblemID, tr.Query, tr.MinerUID, tr.ValidatorAddress = p.ID, p.Query, uint16(racer+1), o.ValidatorAddress
+		e := records.Episode{Trajectory: tr, Kind: records.Racing, RaceID: uint64(pi/3 + 1), Hotkey: fmt.Sprintf("5Hotkey%02d", racer),
+			ProblemType: p.Type, Cluster: p.Cluster, Block: block}
+		fe := &Episode{ID: tr.EpisodeID, ProblemID: p.ID, Cluster: p.Cluster, Type: p.Type, Block: block, Steps: len(tr.Steps), Role: role}
+		if v != nil {
+			v.EpisodeID = tr.EpisodeID
+			v.Metrics.Type = p.Type
+			v.Block = block
+			fe.Judged, fe.Final, fe.Judge, fe.Success, fe.Agentic = true, v.Final, v.Judge.Score, v.Metrics.Success, v.Judge.Gates.ReferredToResults && v.Judge.Gates.CitedDatum
+		}
+		out = append(out, pair{e, v, fe})
+	}
+	for r := 0; r < o.Racers; r++ {
+		role := "good"
+		if r < len(roles) {
+			role = roles[r]
+		}
+		tr := trajectory(p, o.Steps, role, r)
+		v := verdict(role, r, len(tr.Steps))
+		if role == "best" {
+			best = tr
+		}
+		add(role, r, tr, v)
+	}
+	if o.Anomalies {
+		add("duplicate", o.Racers, best, verdict("best", 0, len(best.Steps)))
+		add("unjudged", o.Racers+1, trajectory(p, o.Steps, "good", 1), nil)
+		ab := trajectory(p, o.Steps, "good", 1)
+		ab.EndReason = episode.ReasonAborted
+		add("aborted", o.Racers+2, ab, verdict("good", 1, len(ab.Steps)))
+		un := trajectory(p, o.Steps, "good", 1)
+		un.Steps[0].ToolCalls[0].Name = "search_web"
+		add("unknown_tool", o.Racers+3, un, verdict("good", 1, len(un.Steps)))
+	}
+	return out
+}
+
+// bulkWrite stores every problem's episodes with the keys and values
+// PutEpisode and PutVerdict write, but marshals them on all cores and
+// commits large transactions without PutEpisode's existence checks (the
+// ids are distinct by construction).
+func bulkWrite(st *store.Store, rec *records.Records, all [][]pair) error {
+	type kv struct{ k, v []byte }
+	marshal := func(eps []pair) ([]kv, error) {
+		var out []kv
+		for i := range eps {
+			e, v := &eps[i].e, eps[i].v
+			id := e.Trajectory.EpisodeID
+			data, err := json.Marshal(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, kv{rec.Episodes.Key(store.String(id)), data})
+			out = append(out, kv{rec.ByProblem.Key(store.String(e.Trajectory.ProblemID), store.String(id)), []byte("{}")})
+			hk, _ := json.Marshal(e.Hotkey)
+			out = append(out, kv{rec.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), hk})
+			if e.Kind == records.Racing {
+				out = append(out, kv{rec.ByRace.Key(store.U64(e.RaceID), store.String(id)), []byte("{}")})
+			}
+			if v != nil {
+				data, err := json.Marshal(v)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, kv{rec.Verdicts.Key(store.String(id)), data})
+			}
+		}
+		return out, nil
+	}
+	// Workers marshal problems in order into ready, which the writer
+	// drains in order (a bounded window).
+	type result struct {
+		kvs  []kv
+		err  error
+		done chan struct{}
+	}
+	order := make(chan *result, 256)
+	go func() {
+		defer close(order)
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		for i := range all {
+			r := &result{done: make(chan struct{})}
+			order <- r
+			sem <- struct{}{}
+			go func(eps []pair) {
+				r.kvs, r.err = marshal(eps)
+				<-sem
+				close(r.done)
+			}(all[i])
+			all[i] = nil
+		}
+	}()
+	var pending []kv
+	size := 0
+	commit := func() error {
+		err := st.Update(func(txn *badger.Txn) error {
+			for _, x := range pending {
+				if err := txn.Set(x.k, x.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		pending, size = pending[:0], 0
+		return err
+	}
+	var firstErr error
+	for r := range order {
+		<-r.done
+		if firstErr != nil {
+			continue
+		}
+		if r.err != nil {
+			firstErr = r.err
+			continue
+		}
+		for _, x := range r.kvs {
+			pending = append(pending, x)
+			size += len(x.k) + len(x.v) + 64
+		}
+		if size >= 4<<20 {
+			firstErr = commit()
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	return commit()
 }
 
 var words = []string{"amber", "birch", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kelp", "lagoon", "maple", "nectar", "onyx", "prairie", "quartz", "russet", "sierra", "tundra"}

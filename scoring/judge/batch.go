@@ -59,9 +59,10 @@ const batchChunk = 8
 //	final := scoring.Final(&m, v.Score)
 //
 // (a nil trajectory therefore grounds no answer), but faster: cases are
-// scored on opt.Workers goroutines, and each trajectory's observations
-// are read once for both the grounding set and the judge, each result
-// scanned for the answered ids while it is in cache.
+// scored on opt.Workers goroutines, and the answered ids are looked for
+// first in the last few steps (where a recommended product is normally
+// seen), then in each earlier result right after the judge has read it,
+// while it is in cache, so no result is scanned for ids twice.
 //
 // When ctx ends, the cases not yet started get ctx's error. The title
 // matcher of opt.Rules is called from several goroutines at once; the

@@ -125,6 +125,7 @@ func BenchmarkRulesAndGrounding10kOneByOne(b *testing.B) {
 	g := NewGrounding(GroundingOptions{}, zerolog.Nop())
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		success := 0
 		for _, c := range cases {
@@ -140,4 +141,5 @@ func BenchmarkRulesAndGrounding10kOneByOne(b *testing.B) {
 			b.Fatal("no successes: the synthetic data is wrong")
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }

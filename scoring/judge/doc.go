@@ -44,9 +44,19 @@
 //
 // Performance: the observations are read once per trajectory, in step
 // order, with a small purpose-built JSON reader that only looks up the
-// think's own tokens (no decoding, no set of everything observed), and
-// title words are read in a second pass only when some step cites no
-// datum. See docs/benchmarks-judge.md.
+// think's own tokens (no decoding, no set of everything observed), in an
+// open-addressing table that folds ASCII case while hashing, so observed
+// bytes are looked up as they are. Title words are read in a second pass
+// only when some step cites no datum. See docs/benchmarks.md.
+//
+// # Scoring many trajectories
+//
+// EvaluateBatch is the validator's entry point: for each recorded episode
+// (problem, trajectory, answer) it gives the rule metrics with the
+// grounding set, the grounding verdict and the final score, exactly as
+// scoring.ObservedAmong, scoring.Rules, Grounding.Score and scoring.Final
+// called one by one, on GOMAXPROCS goroutines, and scanning each tool
+// result for the answered ids while the judge has it in cache.
 //
 // # LLM
 //

@@ -187,54 +187,48 @@ func (s *scan) init(t *episode.Trajectory) {
 // without allocating; only a new token's text is kept.
 func (s *scan) tokenizeThink(text string, all []tok) []tok {
 	sentence := 0
-	start := -1
 	for i := 0; i < len(text); {
 		c := text[i]
+		if isAlnum(c) {
+			start := i
+			for i++; ; i += 2 {
+				for i < len(text) && isAlnum(text[i]) {
+					i++
+				}
+				// '.', '_', '-' or '/' between two letters or digits joins
+				if i+1 < len(text) && isJoiner(text[i]) && isAlnum(text[i+1]) {
+					continue
+				}
+				break
+			}
+			all = s.addTok(all, text[start:i], int32(sentence))
+			continue
+		}
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(text[i:])
-			if start >= 0 {
-				all = s.addTok(all, text[start:i], sentence)
-				start = -1
-			}
 			if r == '\u2028' || r == '\u2029' || r == '。' || unicode.Is(unicode.Zl, r) {
 				sentence++
 			}
 			i += n
 			continue
 		}
-		if isAlnum(c) {
-			if start < 0 {
-				start = i
-			}
-			i++
-			continue
-		}
-		if (c == '.' || c == '_' || c == '-' || c == '/') && start >= 0 && i+1 < len(text) && isAlnum(text[i+1]) {
-			i++ // joins the token
-			continue
-		}
-		if start >= 0 {
-			all = s.addTok(all, text[start:i], sentence)
-			start = -1
-		}
 		if c == '.' || c == '!' || c == '?' || c == ';' || c == '\n' || c == '\r' {
 			sentence++
 		}
 		i++
 	}
-	if start >= 0 {
-		all = s.addTok(all, text[start:], sentence)
-	}
 	return all
 }
 
+func isJoiner(c byte) bool { return c == '.' || c == '_' || c == '-' || c == '/' }
+
 // addTok appends the token w (not yet lowercased) of the given sentence.
-func (s *scan) addTok(all []tok, w string, sentence int) []tok {
+func (s *scan) addTok(all []tok, w string, sentence int32) []tok {
 	e := s.words.getString(w)
 	if e == nil {
 		e = s.addWord(lowerASCII(w))
 	}
-	return append(all, tok{word: e, sentence: int32(sentence)})
+	return append(all, tok{word: e, sentence: sentence})
 }
 
 // addWord creates the entry of a think token seen for the first time.
@@ -412,6 +406,7 @@ func (s *scan) observe(b []byte, step int32) {
 		c := b[i]
 		switch c {
 		case '"':
+		str: // b[i] is a quote
 			j := quoteIndex(b[i+1:])
 			if j < 0 {
 				return
@@ -426,16 +421,33 @@ func (s *scan) observe(b []byte, step int32) {
 			i = end + 1
 			if expectKey {
 				kk = keyKind(str)
+				// The usual next bytes, handled here without going round
+				// the switch: the ':' and a string value's quote (exactly
+				// what the ':' and '"' cases would do).
+				if i+1 < len(b) && b[i] == ':' {
+					expectKey = false
+					i++
+					if b[i] == '"' {
+						goto str
+					}
+				}
 				continue
 			}
 			if titleOK {
 				if attrAt < 0 && kk == keyTitle {
 					s.titleWords(str, step)
 				}
-				continue
-			}
-			if attrAt >= 0 || kk == keyProductID || kk == keyShopID {
+			} else if attrAt >= 0 || kk == keyProductID || kk == keyShopID {
 				s.value(str, kk, attrAt >= 0, step, &cur, &curAt, depth)
+			}
+			// After a value: a ',' and the next key's quote (what the ','
+			// and '"' cases would do).
+			if i+1 < len(b) && b[i] == ',' {
+				expectKey = isObj[depth]
+				i++
+				if b[i] == '"' {
+					goto str
+				}
 			}
 		case ':':
 			expectKey = false
@@ -554,9 +566,22 @@ func (s *scan) lookupPrice(num []byte) *entry {
 	if e := s.prices.get(num); e != nil {
 		return e
 	}
+	// Only a number written differently from its normal form (an exponent,
+	// a trailing zero after the point, a leading zero) can still match.
 	canonical := num[0] != '0' || len(num) == 1 || num[1] == '.'
-	if bytes.ContainsAny(num, "eE+") || (bytes.IndexByte(num, '.') >= 0 && num[len(num)-1] == '0') {
-		canonical = false
+	if canonical {
+		dot := false
+		for _, c := range num {
+			switch c {
+			case 'e', 'E', '+':
+				canonical = false
+			case '.':
+				dot = true
+			}
+		}
+		if dot && num[len(num)-1] == '0' {
+			canonical = false
+		}
 	}
 	if canonical {
 		return nil
@@ -618,7 +643,7 @@ func (s *scan) eachWord(v []byte, fn func([]byte)) {
 }
 
 func isAlnum(c byte) bool {
-	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+	return (c|0x20)-'a' < 26 || c-'0' < 10 // byte arithmetic: wraps below 'a' or '0'
 }
 
 // step evaluates the gates of step i against the results of steps < i.
@@ -772,6 +797,9 @@ func priceNumber(w string) (string, bool) {
 		case c != '.':
 			return "", false
 		}
+	}
+	if digits == len(w) && digits >= 2 && w[0] != '0' && digits <= 300 {
+		return w, true // an integer ≥ 10 (and < 1e300, so it parses): already normal
 	}
 	f, err := strconv.ParseFloat(w, 64)
 	if err != nil || digits < 2 || f < 1 {

@@ -1,0 +1,7 @@
+package dataset
+
+// Test-only access to the pipeline's decoders.
+var (
+	DecodeEpisode = decodeEpisode
+	DecodeVerdict = decodeVerdict
+)

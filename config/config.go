@@ -45,7 +45,7 @@ type ValidatorConfig struct {
 
 // CatalogConfig says where the shop's products come from.
 type CatalogConfig struct {
-	File     string `yaml:"file" help:"catalog file (JSONL or JSON array of products); empty generates one"`
+	File     string `yaml:"file" help:"catalog file: ShoppingBench product JSON Lines, plain or gzip; empty generates one"`
 	Products int    `yaml:"products" help:"products to generate when catalog.file is empty"`
 	Seed     uint64 `yaml:"seed" help:"seed of the generated catalog (every validator with the same seed gets the same shop)"`
 }

@@ -63,6 +63,7 @@ type hostileMiner struct {
 	done     chan struct{}
 	accepted atomic.Int64 // TCP connections the validator opened
 	held     atomic.Int64 // connections currently held open
+	ended    atomic.Int64 // connections over (the validator gave up or finished)
 
 	mu        sync.Mutex
 	conns     []net.Conn
@@ -123,6 +124,7 @@ func (h *hostileMiner) start() error {
 				h.wg.Go(func() {
 					h.held.Add(1)
 					defer h.held.Add(-1)
+					defer h.ended.Add(1)
 					h.kind.raw(c, h)
 				})
 			}
@@ -138,6 +140,7 @@ func (h *hostileMiner) start() error {
 		defer ws.Close()
 		h.held.Add(1)
 		defer h.held.Add(-1)
+		defer h.ended.Add(1)
 		h.kind.behave(ws, h)
 	})}
 	tl := &trackingListener{Listener: ln, h: h}

@@ -24,18 +24,27 @@ import (
 	"arena/validator/records"
 )
 
-// swarmStartBlock is the chain height both runs of TestHostileSwarm start
-// their validator at. The devnet's own setup and the swarm's 32
-// registrations and axon transactions take a varying number of blocks,
-// and the race window (and so the hidden draw, seeded by the window) is
-// a function of the block: without a common start the two runs race in
-// different windows on different problems. 101 is 21 blocks into the
-// window that opens at block 80, past the half-window the validator waits
-// for qualifying runs in flight, so that window is skipped at the first
-// head in both runs (nobody has qualified yet) and the first race is the
-// one of window 120, which the honest miners' qualifying runs (started at
-// block ~101) make with 19 + 20 blocks to spare.
-const swarmStartBlock = 101
+// swarmRaceEvery is the race window of both runs, in blocks (FastTimings
+// has 40). The validator waits up to half a window for qualifying runs in
+// flight before it races; with the swarm some always are (the
+// unreachable hostiles are retried without end), so the first race starts
+// half a window in, and the honest miners must have qualified by then. 80
+// blocks give them 4 s instead of 2 s, which keeps the test from racing
+// fewer than 4 honest miners on a loaded CI machine.
+const swarmRaceEvery = 80
+
+// swarmStartBlock is the chain height both runs start their validator at.
+// The race window (and so the hidden draw, seeded by the window) is a
+// function of the block, and setup ends at a varying block: the devnet's
+// boot loop commits a block every BlockTime while the miners announce
+// their axons (~30-50 blocks) and the swarm's registrations and axon
+// transactions add ~35. Without a common start the two runs would race in
+// different windows, on different problems. Both are therefore advanced
+// to block 161, one block into the window that opens at 160: the honest
+// miners qualify from block ~161, and the first race is window 160's in
+// both runs: at block ~165-175 in the clean run (as soon as qualifying is
+// done), at block 200 with the swarm (half a window in).
+const swarmStartBlock = 161
 
 // swarmHostiles is the size of the hostile swarm.
 const swarmHostiles = 32
@@ -63,8 +72,9 @@ type swarmRun struct {
 	honestTurnP99, honestToolP99 time.Duration
 	honestSteps                  int
 
-	handshakes map[string]float64
-	hostile    []hostileOutcome
+	handshakes   map[string]float64
+	hostile      []hostileOutcome
+	swarmSockets int64 // TCP connections the validator opened to the swarm
 }
 
 // hostileOutcome is one hostile uid's record after the swarm run.
@@ -144,7 +154,7 @@ func TestHostileSwarm(t *testing.T) {
 		for _, k := range kinds {
 			t.Logf("%-42s %s", k, strings.Join(byKind[k], "; "))
 		}
-		t.Logf("validator handshakes by outcome: %v", swarm.handshakes)
+		t.Logf("validator handshakes by outcome: %v; %d sockets opened to the swarm, all closed by the validator", swarm.handshakes, swarm.swarmSockets)
 	})
 
 	t.Run("rss bounded", func(t *testing.T) {
@@ -157,17 +167,20 @@ func TestHostileSwarm(t *testing.T) {
 
 	t.Run("honest latency", func(t *testing.T) {
 		strict := os.Getenv("ARENATEST_STRICT_TIMING") == "1"
-		check := func(what string, clean, swarm float64, unit string) {
+		// The 2× bound applies to tool-call latency; the step overhead and
+		// turnaround (which include encoding and writing the observation on
+		// a CPU shared with the swarm) are reported.
+		check := func(what string, clean, swarm float64, bounded bool) {
 			ratio := swarm / clean
-			t.Logf("%-52s clean %8.3f%s  swarm %8.3f%s  ratio %.2f", what, clean, unit, swarm, unit, ratio)
-			if strict && ratio > 2 {
-				t.Errorf("%s: %.3f%s with the swarm is %.2f× the clean run's %.3f%s (limit 2×)", what, swarm, unit, ratio, clean, unit)
+			t.Logf("%-50s clean %8.3fms  swarm %8.3fms  ratio %.2f", what, clean, swarm, ratio)
+			if strict && bounded && ratio > 2 {
+				t.Errorf("%s: %.3fms with the swarm is %.2f× the clean run's %.3fms (limit 2×)", what, swarm, ratio, clean)
 			}
 		}
-		check("p99 tool call (arena_shop_tool_duration_seconds)", clean.toolP99*1e3, swarm.toolP99*1e3, "ms")
-		check("p99 step overhead (arena_episode_step_overhead_s)", clean.overheadP99*1e3, swarm.overheadP99*1e3, "ms")
-		check("p99 honest tool time per call (trajectories)", ms(clean.honestToolP99), ms(swarm.honestToolP99), "ms")
-		check("p99 honest step turnaround (trajectories)", ms(clean.honestTurnP99), ms(swarm.honestTurnP99), "ms")
+		check("p99 tool call, all miners (histogram)", clean.toolP99*1e3, swarm.toolP99*1e3, true)
+		check("p99 tool time per call, honest, race 1", ms(clean.honestToolP99), ms(swarm.honestToolP99), true)
+		check("p99 step overhead, all miners (histogram)", clean.overheadP99*1e3, swarm.overheadP99*1e3, false)
+		check("p99 step turnaround, honest, race 1", ms(clean.honestTurnP99), ms(swarm.honestTurnP99), false)
 		t.Logf("samples: tool calls %d / %d, overhead %d / %d, honest steps %d / %d (clean / swarm); strict=%v",
 			clean.toolCount, swarm.toolCount, clean.overheadCount, swarm.overheadCount, clean.honestSteps, swarm.honestSteps, strict)
 	})
@@ -219,6 +232,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 	cfg.Episode.StepTimeout = config.Duration{Duration: 2 * time.Second}
 	cfg.Episode.EpisodeTimeout = config.Duration{Duration: 15 * time.Second}
 	cfg.Validator.SuiteSeed = swarmSuiteSeed
+	cfg.Validator.RaceEveryBlocks = swarmRaceEvery
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -281,7 +295,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 		t.Fatal(err)
 	}
 	if head >= swarmStartBlock {
-		t.Fatalf("%s: setup reached block %d, past the common start block %d; raise swarmStartBlock by a multiple of 40", name, head, swarmStartBlock)
+		t.Fatalf("%s: setup reached block %d, past the common start block %d; raise swarmStartBlock by a multiple of %d", name, head, swarmStartBlock, swarmRaceEvery)
 	}
 	a.Devnet.AdvanceBlocks(int(swarmStartBlock - head))
 	t.Logf("%s: setup took %s and %d blocks; validator starts at block %d", name, time.Since(began).Round(time.Millisecond), head, swarmStartBlock)
@@ -301,8 +315,9 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 		err := a.Stack.Store.View(func(txn *badger.Txn) error {
 			for _, h := range swarm {
 				if h.kind.unreachable {
-					if h.accepted.Load() == 0 {
-						out = append(out, fmt.Sprintf("uid %d (%s): not dialled yet", h.uid, h.kind.name))
+					// Dialled, and given up on by the validator at least once.
+					if h.ended.Load() == 0 {
+						out = append(out, fmt.Sprintf("uid %d (%s): no dial given up yet (%d dials)", h.uid, h.kind.name, h.accepted.Load()))
 					}
 					continue
 				}
@@ -339,6 +354,11 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 			}
 			if e.Kind == validator.EventRaceDone && firstRace == 0 {
 				firstRace = e.RaceID
+				// Latency over the same work in both runs: every qualifying
+				// run and the first race (with the swarm, also whatever the
+				// hostile miners cost until then).
+				res.toolP99, res.toolCount = histogramQuantile(t, reg, "arena_shop_tool_duration_seconds", 0.99)
+				res.overheadP99, res.overheadCount = histogramQuantile(t, reg, "arena_episode_step_overhead_seconds", 0.99)
 			}
 		case <-poll.C:
 		case err := <-runDone:
@@ -389,17 +409,15 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 			res.perProblem[e.Trajectory.MinerUID] = s
 		}
 
-		// Honest miners' own latencies, from their trajectories.
-		for _, uid := range res.honest {
-			ids, err := rec.MinerEpisodes(txn, uid)
+		// Honest miners' own latencies in the first race (with the swarm,
+		// the race runs while the hostile miners are being qualified), from
+		// their trajectories.
+		for id := range res.race.Episodes {
+			e, _, err := rec.GetEpisode(txn, id)
 			if err != nil {
 				return err
 			}
-			for _, id := range ids {
-				e, _, err := rec.GetEpisode(txn, id)
-				if err != nil {
-					return err
-				}
+			if slices.Contains(res.honest, e.Trajectory.MinerUID) {
 				for _, st := range e.Trajectory.Steps {
 					if !st.TObserved.IsZero() {
 						turn = append(turn, st.TObserved.Sub(st.TReceived))
@@ -476,8 +494,6 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 		t.Fatalf("%s: read the store: %v", name, err)
 	}
 
-	res.toolP99, res.toolCount = histogramQuantile(t, reg, "arena_shop_tool_duration_seconds", 0.99)
-	res.overheadP99, res.overheadCount = histogramQuantile(t, reg, "arena_episode_step_overhead_seconds", 0.99)
 	res.honestTurnP99, res.honestToolP99, res.honestSteps = exactQuantile(turn, 0.99), exactQuantile(tool, 0.99), len(turn)
 	res.handshakes = labelValues(t, reg, "arena_episode_handshakes_total", "outcome")
 	if nHostile > 0 {
@@ -489,6 +505,28 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 	}
 
 	closeArena()
+	// The validator closed every socket it opened to the swarm, including
+	// those of axons that never close their side.
+	var accepted int64
+	for _, h := range swarm {
+		accepted += h.accepted.Load()
+	}
+	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var held []string
+		for _, h := range swarm {
+			if n := h.held.Load(); n > 0 {
+				held = append(held, fmt.Sprintf("uid %d (%s): %d", h.uid, h.kind.name, n))
+			}
+		}
+		if len(held) == 0 {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Errorf("%s: 5 s after the validator stopped, hostile axons still hold sockets it opened: %v", name, held)
+			break
+		}
+	}
+	res.swarmSockets = accepted
 	for _, h := range swarm {
 		h.close()
 	}

@@ -155,12 +155,14 @@ func startServer(t testing.TB, signer *chain.Signer, agent Agent, opts ServerOpt
 // wide margin on a loaded 2-core machine under -race.
 func testLimits() Limits {
 	return Limits{
-		MaxFrameBytes:         DefaultMaxFrameBytes,
-		MaxThinkBytes:         DefaultMaxThinkBytes,
-		MaxToolCalls:          DefaultMaxToolCalls,
-		MaxSteps:              10,
-		StepTimeout:           600 * time.Millisecond,
-		EpisodeTimeout:        2 * time.Second,
+		MaxFrameBytes: DefaultMaxFrameBytes,
+		MaxThinkBytes: DefaultMaxThinkBytes,
+		MaxToolCalls:  DefaultMaxToolCalls,
+		MaxSteps:      10,
+		// Generous for loaded CI machines: timing-based cases must not fire by
+		// accident when the scheduler is slow.
+		StepTimeout:           2 * time.Second,
+		EpisodeTimeout:        6 * time.Second,
 		MaxConcurrentEpisodes: 2,
 	}
 }
@@ -171,9 +173,9 @@ func newTestRunner(t testing.TB, tools *shop.Tools, lim Limits) *Runner {
 		Signer:           newSigner(t),
 		Tools:            tools,
 		Limits:           lim,
-		DialTimeout:      500 * time.Millisecond,
-		HandshakeTimeout: 500 * time.Millisecond,
-		WriteTimeout:     500 * time.Millisecond,
+		DialTimeout:      3 * time.Second,
+		HandshakeTimeout: 3 * time.Second,
+		WriteTimeout:     3 * time.Second,
 	}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)

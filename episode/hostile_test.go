@@ -284,7 +284,7 @@ func hostileCases(other *chain.Signer) []hostile {
 		}},
 		{name: "never terminates", want: ReasonMaxSteps, behave: answerSlowly(0)},
 		{name: "steps without waiting for observations", want: ReasonUnexpected, behave: prematureSteps},
-		{name: "slow past the episode timeout", want: ReasonEpisodeTimeout, behave: answerSlowly(300 * time.Millisecond)},
+		{name: "slow past the episode timeout", want: ReasonEpisodeTimeout, behave: answerSlowly(time.Second)},
 	}
 }
 

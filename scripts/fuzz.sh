@@ -70,7 +70,8 @@ for t in "${targets[@]}"; do
 	if [[ -n "${FUZZ_ONLY:-}" ]] && ! grep -qE "$FUZZ_ONLY" <<<"$name"; then
 		continue
 	fi
-	log="$logdir/${pkg#./}-$name.log"
+	pkgname="${pkg#./}"
+	log="$logdir/${pkgname//\//_}-$name.log"
 	echo "== $pkg $name (${seconds}s)"
 	start=$(date +%s)
 	result=ok
@@ -82,8 +83,8 @@ for t in "${targets[@]}"; do
 	last=$(grep -E '^fuzz: elapsed: .*execs: ' "$log" | tail -n 1 || true)
 	execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")
 	newin=$(sed -nE 's/.*new interesting: ([0-9]+).*/\1/p' <<<"$last")
-	rows+=("${pkg#./}.$name $took ${execs:--} ${newin:--} $result")
-	tail -n 3 "$log"
+	rows+=("$pkgname.$name $took ${execs:--} ${newin:--} $result")
+	tail -n 3 "$log" || true
 	if [[ "$result" != ok ]]; then
 		echo "!! $name failed; full log in $log" >&2
 		grep -E 'Failing input written to|--- FAIL|panic:|fuzz_test.go:[0-9]+' "$log" | head -n 20 >&2 || true

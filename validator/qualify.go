@@ -1,10 +1,12 @@
 package validator
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -43,9 +45,16 @@ func (v *Validator) scheduleQualifying(ctx context.Context, block uint64) {
 		v.log.Error().Err(err).Msg("store: list miners")
 		return
 	}
+	// Miners that never failed go first, then those that failed least:
+	// unreachable axons must not take every slot at every block.
+	v.mu.Lock()
+	slices.SortStableFunc(due, func(a, b records.Miner) int {
+		return cmp.Compare(v.retry[a.UID].failures, v.retry[b.UID].failures)
+	})
+	v.mu.Unlock()
 	for _, m := range due {
 		v.mu.Lock()
-		busy := v.qualifying[m.UID] || block < v.retryAfter[m.UID]
+		busy := v.qualifying[m.UID] || block < v.retry[m.UID].after
 		if !busy {
 			select {
 			case v.qualifySem <- struct{}{}:
@@ -91,6 +100,17 @@ func neuronByUID(meta *chain.Metagraph, uid uint16) (chain.Neuron, bool) {
 // records its score.
 func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string, block uint64) {
 	log := v.log.With().Uint16("uid", m.UID).Str("endpoint", m.Endpoint).Logger()
+	// The due list came from a snapshot that may predate a run that just
+	// finished for this miner: never qualify the same hotkey and endpoint
+	// twice.
+	var already bool
+	if err := v.opts.Store.View(func(txn *badger.Txn) error {
+		rec, ok, err := v.rec.GetMiner(txn, m.UID)
+		already = ok && rec.Hotkey == hotkey && rec.Qualifying != nil && rec.Qualifying.Endpoint == m.Endpoint
+		return err
+	}); err != nil || already {
+		return
+	}
 	problems, err := v.opts.Ledger.Draw(suite.Public, v.opts.QualifyingProblems, v.opts.QualifyingSeed)
 	if err != nil {
 		log.Error().Err(err).Msg("qualifying: draw public problems")
@@ -160,13 +180,28 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		log.Error().Err(err).Msg("qualifying: store result")
 		return
 	}
+	v.mu.Lock()
+	delete(v.retry, m.UID)
+	v.mu.Unlock()
 	log.Info().Float64("score", score).Msg("qualifying done")
 	v.emit(Event{Kind: EventQualified, Block: done, UID: m.UID, Score: score, Text: fmt.Sprintf("uid %d qualifying score %.3f", m.UID, score)})
 }
 
-func (v *Validator) deferRetry(uid uint16, block uint64) {
+// retryState is an unreachable miner's back-off.
+type retryState struct {
+	after    uint64 // no new attempt before this block
+	failures int
+}
+
+// deferRetry backs a miner off, counted from the current head (the
+// attempt may have taken many blocks) and doubling with each failure up to
+// 32 sync intervals.
+func (v *Validator) deferRetry(uid uint16, _ uint64) {
 	v.mu.Lock()
-	v.retryAfter[uid] = block + 3*v.opts.SyncEveryBlocks
+	st := v.retry[uid]
+	st.failures++
+	st.after = v.head.Number + 3*v.opts.SyncEveryBlocks<<min(st.failures-1, 4)
+	v.retry[uid] = st
 	v.mu.Unlock()
 }
 

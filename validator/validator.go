@@ -120,8 +120,8 @@ type Validator struct {
 	hyper      *chain.Hyperparams
 	selfUID    int // -1 when our hotkey is not registered
 	lastSync   uint64
-	qualifying map[uint16]bool // uids with a qualifying run in flight
-	retryAfter map[uint16]uint64
+	qualifying map[uint16]bool       // uids with a qualifying run in flight
+	retry      map[uint16]retryState // unreachable miners' back-off
 	raceBusy   bool
 	weightBusy bool
 	head       chain.Head
@@ -153,7 +153,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 	}
 	v := &Validator{
 		opts: opts, log: log, rec: records.New(), runner: runner, m: m, reg: reg,
-		selfUID: -1, qualifying: map[uint16]bool{}, retryAfter: map[uint16]uint64{},
+		selfUID: -1, qualifying: map[uint16]bool{}, retry: map[uint16]retryState{},
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
 		readyC:     make(chan struct{}),
 	}

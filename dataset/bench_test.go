@@ -100,7 +100,7 @@ func BenchmarkExportSFT(b *testing.B) {
 // (process start and store open included); export-s is the Export call.
 //
 // The fixture (about 1.5 GB) is built once per run in a temp dir, or once
-// and for all in $ARENA_BENCH_100K_DIR when set. Run:
+// and for all in $ARENATEST_BENCH_100K_DIR when set. Run:
 //
 //	go test ./dataset/ -run '^$' -bench Export100k -benchtime 3x -timeout 30m
 func BenchmarkExport100k(b *testing.B) {
@@ -135,7 +135,7 @@ var (
 // first use.
 func fixture100k(b *testing.B) string {
 	fx100kOnce.Do(func() {
-		root := os.Getenv("ARENA_BENCH_100K_DIR")
+		root := os.Getenv("ARENATEST_BENCH_100K_DIR")
 		if root == "" {
 			root, fx100kErr = os.MkdirTemp("", "arena-bench-100k-")
 			if fx100kErr != nil {
@@ -190,7 +190,7 @@ const childPrefix = "ARENA-EXPORT-RESULT "
 // childExport runs one export of dir into out in a child process.
 func childExport(b *testing.B, dir, out string) childResult {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestExportChildProcess$", "-test.count", "1", "-test.v")
-	cmd.Env = append(os.Environ(), "ARENA_EXPORT_CHILD_STORE="+dir, "ARENA_EXPORT_CHILD_OUT="+out)
+	cmd.Env = append(os.Environ(), "ARENATEST_EXPORT_CHILD_STORE="+dir, "ARENATEST_EXPORT_CHILD_OUT="+out)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -212,7 +212,7 @@ func childExport(b *testing.B, dir, out string) childResult {
 // TestExportChildProcess is BenchmarkExport100k's child; it is skipped
 // unless run by it.
 func TestExportChildProcess(t *testing.T) {
-	dir := os.Getenv("ARENA_EXPORT_CHILD_STORE")
+	dir := os.Getenv("ARENATEST_EXPORT_CHILD_STORE")
 	if dir == "" {
 		t.Skip("run by BenchmarkExport100k")
 	}
@@ -231,13 +231,13 @@ func TestExportChildProcess(t *testing.T) {
 	}
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	// ARENA_EXPORT_CHILD_WORKERS=-1 runs the sequential reference pass
+	// ARENATEST_EXPORT_CHILD_WORKERS=-1 runs the sequential reference pass
 	// (the export before the pipeline), for a before/after comparison.
-	workers, _ := strconv.Atoi(os.Getenv("ARENA_EXPORT_CHILD_WORKERS"))
+	workers, _ := strconv.Atoi(os.Getenv("ARENATEST_EXPORT_CHILD_WORKERS"))
 	start := time.Now()
 	rep, err := dataset.Export(context.Background(), dataset.Options{
 		Store: st, Ledger: ledger, Format: dataset.FormatSFT, EvalFraction: 0.1,
-		Out: os.Getenv("ARENA_EXPORT_CHILD_OUT"), Workers: workers,
+		Out: os.Getenv("ARENATEST_EXPORT_CHILD_OUT"), Workers: workers,
 	}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ type swarmHostileOutcome struct {
 //     the step overhead and turnaround, and asserted only with
 //     ARENATEST_STRICT_TIMING=1 (timing on a shared 2-core box is noisy).
 //
-// The measured numbers are recorded in docs/benchmarks-swarm.md.
+// The measured numbers are recorded in docs/benchmarks.md ("Hostile swarm").
 func TestHostileSwarm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("hostile swarm: two full dev arenas")

@@ -14,7 +14,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 count="${1:-3}"
-rows="${ROWS:-search episode scoring metagraph weights export suite dev}"
+rows="${ROWS:-dev scoring episode metagraph weights suite export search}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 doc=docs/benchmarks.md
@@ -99,7 +99,11 @@ for r in $rows; do
 		for i in $(seq "$count"); do
 			d="$out/dev$i"
 			start=$(date +%s.%N)
-			"$out/arena" dev --races 1 --data "$d/arena-data" --listen 127.0.0.1:0 >"$out/dev-$i.log" 2>&1
+			if ! "$out/arena" dev --races 1 --data "$d/arena-data" --listen 127.0.0.1:0 >"$out/dev-$i.log" 2>&1; then
+				echo "arena dev --races 1 failed:" >&2
+				tail -20 "$out/dev-$i.log" >&2
+				exit 1
+			fi
 			end=$(date +%s.%N)
 			awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f\n", e - s }' >>"$out/dev.txt"
 		done

@@ -210,7 +210,7 @@ func TestHostileSwarm(t *testing.T) {
 	})
 	t.Logf("runs took %s (clean) and %s (swarm); test %s", clean.took.Round(time.Millisecond), swarm.took.Round(time.Millisecond),
 		time.Since(began).Round(time.Millisecond))
-	// One line for docs/benchmarks-swarm.md.
+	// One line for docs/benchmarks.md ("Hostile swarm").
 	t.Logf("SUMMARY tool_p99_ms=%.3f/%.3f honest_tool_p99_ms=%.3f/%.3f overhead_p99_ms=%.3f/%.3f honest_turn_p99_ms=%.3f/%.3f rss_mib=%.0f/%.0f run_s=%.1f/%.1f test_s=%.1f",
 		clean.toolP99*1e3, swarm.toolP99*1e3, swarmMS(clean.honestToolP99), swarmMS(swarm.honestToolP99), clean.overheadP99*1e3, swarm.overheadP99*1e3,
 		swarmMS(clean.honestTurnP99), swarmMS(swarm.honestTurnP99), float64(clean.rssPeak)/(1<<20), float64(swarm.rssPeak)/(1<<20),
@@ -462,7 +462,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 		}
 
 		// Qualifying runs stored per miner: one each is expected (see
-		// docs/benchmarks-swarm.md on the duplicate qualifying race).
+		// docs/benchmarks.md ("Hostile swarm") on the duplicate qualifying race).
 		res.qualifyingRuns = map[uint16]int{}
 		miners, err := rec.ListMiners(txn)
 		if err != nil {

@@ -156,6 +156,9 @@ func (c *Client) preflightState(ctx context.Context, signer *Signer, netuid uint
 	}}); err != nil {
 		return st, err
 	}
+	if err := checkUIDCount(st.UIDCount); err != nil {
+		return st, err
+	}
 	hotkeys := make([]AccountID, st.UIDCount)
 	calls := make([]viewCall, st.UIDCount)
 	for uid := range st.UIDCount {

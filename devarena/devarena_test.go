@@ -23,23 +23,27 @@ import (
 	"arena/validator/records"
 )
 
-// testArena starts a 4-miner arena in a temp dir and runs it until the
-// test ends. Events arrive on the returned channel.
-func testArena(t *testing.T, commitReveal bool) (*Arena, <-chan validator.Event) {
+// testArena starts an arena (4 miners, 100 ms blocks) in a temp dir and
+// runs it until the test ends; tweak, if set, adjusts the options. Events
+// arrive on the returned channel.
+func testArena(t *testing.T, tweak func(*Options)) (*Arena, <-chan validator.Event) {
 	t.Helper()
 	events := make(chan validator.Event, 1024)
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Metrics.Listen = "127.0.0.1:0"
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := Start(ctx, Options{Config: cfg, Miners: 4, BlockTime: 100 * time.Millisecond, CommitReveal: commitReveal,
-		Registry: prometheus.NewRegistry(),
+	opts := Options{Config: cfg, Miners: 4, BlockTime: 100 * time.Millisecond, Registry: prometheus.NewRegistry(),
 		OnEvent: func(e validator.Event) {
 			select {
 			case events <- e:
 			default:
 			}
-		}}, zerolog.Nop())
+		}}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := Start(ctx, opts, zerolog.Nop())
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -86,7 +90,7 @@ func TestEndToEnd(t *testing.T) {
 		{"commit reveal", true, validator.EventWeightsReveal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, events := testArena(t, tc.commitReveal)
+			a, events := testArena(t, func(o *Options) { o.CommitReveal = tc.commitReveal })
 			raceDone := waitEvent(t, events, 3*time.Minute, func(e validator.Event) bool { return e.Kind == validator.EventRaceDone })
 			// Races keep coming; the first weights that land for this race or
 			// a later one are checked against the race they came from.

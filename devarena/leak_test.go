@@ -18,10 +18,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/rs/zerolog"
 
-	"arena/config"
 	"arena/episode"
 	"arena/suite"
 	"arena/validator"
@@ -254,31 +251,9 @@ func TestNoAnswerLeaksToMiners(t *testing.T) {
 		t.Skip("runs a full arena")
 	}
 	rec := &recorder{}
-	events := make(chan validator.Event, 1024)
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.Metrics.Listen = "127.0.0.1:0"
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := Start(ctx, Options{Config: cfg, Miners: 3, BlockTime: 100 * time.Millisecond, Registry: prometheus.NewRegistry(),
-		WrapListener: func(uid uint16, ln net.Listener) net.Listener { return &recListener{Listener: ln, rec: rec, uid: uid} },
-		OnEvent: func(e validator.Event) {
-			select {
-			case events <- e:
-			default:
-			}
-		}}, zerolog.Nop())
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("arena run: %v", err)
-		}
-		a.Close()
+	a, events := testArena(t, func(o *Options) {
+		o.Miners = 3
+		o.WrapListener = func(uid uint16, ln net.Listener) net.Listener { return &recListener{Listener: ln, rec: rec, uid: uid} }
 	})
 	raceDone := waitEvent(t, events, 3*time.Minute, func(e validator.Event) bool { return e.Kind == validator.EventRaceDone })
 	waitEvent(t, events, 3*time.Minute, func(e validator.Event) bool {
@@ -289,7 +264,7 @@ func TestNoAnswerLeaksToMiners(t *testing.T) {
 	var stored []records.Episode
 	var rc records.Race
 	rs := a.Stack.Validator.Records()
-	err = a.Stack.Store.View(func(txn *badger.Txn) error {
+	err := a.Stack.Store.View(func(txn *badger.Txn) error {
 		var ok bool
 		var err error
 		if rc, ok, err = rs.GetRace(txn, raceDone.RaceID); err != nil || !ok {

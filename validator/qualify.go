@@ -114,7 +114,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	problems, err := v.opts.Ledger.Draw(suite.Public, v.opts.QualifyingProblems, v.opts.QualifyingSeed)
 	if err != nil {
 		log.Error().Err(err).Msg("qualifying: draw public problems")
-		v.deferRetry(m.UID, block)
+		v.deferRetry(m.UID)
 		return
 	}
 	clusters := make([]string, len(problems))
@@ -134,7 +134,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	}
 	if allUnreachable(trs) {
 		log.Warn().Str("reason", string(trs[0].EndReason)).Str("detail", trs[0].EndDetail).Msg("qualifying: miner unreachable; retrying later")
-		v.deferRetry(m.UID, block)
+		v.deferRetry(m.UID)
 		return
 	}
 	eps := v.episodes(trs, problems, records.Qualifying, 0, hotkey, block)
@@ -196,7 +196,7 @@ type retryState struct {
 // deferRetry backs a miner off, counted from the current head (the
 // attempt may have taken many blocks) and doubling with each failure up to
 // 32 sync intervals.
-func (v *Validator) deferRetry(uid uint16, _ uint64) {
+func (v *Validator) deferRetry(uid uint16) {
 	v.mu.Lock()
 	st := v.retry[uid]
 	st.failures++

@@ -391,6 +391,11 @@ func (v *Validator) emit(e Event) {
 // reconciled by the weights loop.
 func (v *Validator) resume() error {
 	return v.opts.Store.Update(func(txn *badger.Txn) error {
+		if c, ok, err := v.rec.GetCursor(txn); err != nil {
+			return err
+		} else if ok {
+			v.log.Info().Uint64("block", c.Block).Str("hash", c.Hash).Msg("resuming: last head processed before the stop")
+		}
 		st, err := v.rec.GetState(txn)
 		if err != nil {
 			return err

@@ -149,7 +149,7 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 			if errors.Is(err, chain.ErrRateLimited) && !rej.OnChain {
 				// Not sent: drop the pending record so the next block retries.
 				return v.opts.Store.Update(func(txn *badger.Txn) error {
-					return v.rec.Submissions.Delete(txn, v.rec.Submissions.Key(storeU64(sub.Window)))
+					return v.rec.Submissions.Delete(txn, v.rec.Submissions.Key(store.U64(sub.Window)))
 				})
 			}
 			sub.Status, sub.Error = records.StatusFailed, err.Error()
@@ -318,5 +318,3 @@ func describeValues(s *records.Submission) string {
 	}
 	return out
 }
-
-func storeU64(v uint64) store.KeyPart { return store.U64(v) }

@@ -69,7 +69,13 @@ func serveWithSystemd(ctx context.Context, env *cliEnv, log zerolog.Logger, stac
 	notify := sdnotify.New(sdnotify.Options{Getenv: env.getenv}, log)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { _ = notify.Run(runCtx) }()
+	go func() {
+		// A malformed WATCHDOG_USEC would get the daemon killed later by
+		// systemd; say so now.
+		if err := notify.Run(runCtx); err != nil {
+			log.Error().Err(err).Msg("systemd watchdog disabled")
+		}
+	}()
 	go func() {
 		select {
 		case <-stack.Validator.ReadyC():

@@ -230,12 +230,29 @@ func (a *Arena) startMiners(ctx context.Context, opts Options) error {
 // ends or one of them fails.
 func (a *Arena) Run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.Devnet.Run(gctx) })
+	// The chain keeps making blocks until the validator has stopped: a
+	// weights transaction in flight at Ctrl-C is allowed to settle, and it
+	// would wait in vain on a chain that stopped first.
+	chainCtx, stopChain := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopChain()
+	validatorDone := make(chan struct{})
+	g.Go(func() error { return a.Devnet.Run(chainCtx) })
+	g.Go(func() error {
+		<-gctx.Done()
+		<-validatorDone
+		stopChain()
+		return nil
+	})
 	for i, srv := range a.servers {
 		g.Go(func() error { return srv.Serve(gctx, a.lns[i]) })
 	}
 	if a.Stack != nil {
-		g.Go(func() error { return a.Stack.Run(gctx) })
+		g.Go(func() error {
+			defer close(validatorDone)
+			return a.Stack.Run(gctx)
+		})
+	} else {
+		close(validatorDone)
 	}
 	err := g.Wait()
 	if ctx.Err() != nil {

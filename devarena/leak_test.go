@@ -20,6 +20,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"arena/episode"
+	"arena/shop"
 	"arena/suite"
 	"arena/validator"
 	"arena/validator/records"
@@ -373,6 +374,32 @@ func TestNoAnswerLeaksToMiners(t *testing.T) {
 			starts[es.EpisodeID] = es.Query
 		}
 	}
+	// Tool schema and limits are the same in every episode, so they cannot
+	// carry anything of one problem.
+	var schema []byte
+	for _, m := range msgs {
+		if m.typ != episode.TypeEpisodeStart {
+			continue
+		}
+		var es episode.EpisodeStart
+		if err := json.Unmarshal(m.raw, &es); err != nil {
+			t.Fatal(err)
+		}
+		lim, err := json.Marshal(es.Limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		static := append(append([]byte(nil), es.Tools...), lim...)
+		if schema == nil {
+			schema = static
+		} else if !bytes.Equal(schema, static) {
+			t.Errorf("episode %s: tools or limits differ from the other episodes' (%d vs %d bytes)", es.EpisodeID, len(static), len(schema))
+		}
+	}
+	replayed := map[string][][]json.RawMessage{}
+	for _, e := range stored {
+		replayed[e.Trajectory.EpisodeID] = replay(t, a.Stack.Tools, e.Trajectory)
+	}
 	vouchers := 0
 	for _, p := range problems {
 		if p.Voucher != nil {
@@ -429,22 +456,83 @@ func TestNoAnswerLeaksToMiners(t *testing.T) {
 		if !ok || p.Voucher == nil {
 			continue
 		}
-		body := m.raw
-		if m.typ == episode.TypeEpisodeStart {
-			var es map[string]json.RawMessage
-			if err := json.Unmarshal(m.raw, &es); err != nil {
-				t.Fatal(err)
-			}
-			delete(es, "query") // the voucher's rules are stated there on purpose
-			if body, err = json.Marshal(es); err != nil {
-				t.Fatal(err)
-			}
-		}
+		body := scannable(t, m.typ, m.raw, replayed[m.episode])
 		if at := numberOutsidePrice(body, p.Voucher.PriceAfterVoucher); at >= 0 {
 			t.Errorf("%s carries problem %s's price_after_voucher %v: …%s…", where, p.ID, p.Voucher.PriceAfterVoucher,
 				body[max(0, at-60):min(len(body), at+40)])
 		}
 	}
+}
+
+// replay re-executes each stored step's tool calls in a fresh session of
+// the arena's own tools. The tools know the catalog and nothing of any
+// problem, so an output the replay reproduces byte for byte is a function
+// of (catalog, call) alone and cannot carry a problem's answer, however
+// its numbers happen to fall. Steps cut short by a violation, which were
+// not executed, replay as nil.
+func replay(t *testing.T, tools *shop.Tools, tr episode.Trajectory) [][]json.RawMessage {
+	t.Helper()
+	sess := tools.NewSession()
+	out := make([][]json.RawMessage, len(tr.Steps))
+	for i, st := range tr.Steps {
+		if len(st.Results) != len(st.ToolCalls) {
+			continue
+		}
+		out[i] = make([]json.RawMessage, len(st.ToolCalls))
+		for j, call := range st.ToolCalls {
+			if res := sess.Execute(context.Background(), call.Name, call.Parameters); res.OK() {
+				out[i][j] = json.RawMessage(res.Output)
+			}
+		}
+	}
+	return out
+}
+
+// scannable is the part of a message that could carry something specific
+// to a problem beyond what the miner is meant to see: episode_start
+// without its query (the voucher's rules are stated there on purpose) and
+// without the tool schema and limits (checked elsewhere to be the same
+// in every episode); an observation without the tool outputs the replay
+// reproduced (errors and anything else stay in).
+func scannable(t *testing.T, typ string, raw []byte, replayed [][]json.RawMessage) []byte {
+	t.Helper()
+	switch typ {
+	case episode.TypeEpisodeStart:
+		var es map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &es); err != nil {
+			t.Fatal(err)
+		}
+		delete(es, "query")
+		delete(es, "tools")
+		delete(es, "limits")
+		b, err := json.Marshal(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	case episode.TypeObservation:
+		var ob episode.Observation
+		if err := json.Unmarshal(raw, &ob); err != nil {
+			t.Fatal(err)
+		}
+		if ob.Step < 0 || ob.Step >= len(replayed) || len(replayed[ob.Step]) != len(ob.Results) {
+			t.Errorf("observation for step %d of episode %s has no stored, executed step to compare with", ob.Step, ob.EpisodeID)
+			return raw
+		}
+		for i, r := range ob.Results {
+			if want := replayed[ob.Step][i]; r.Error == nil && want != nil && bytes.Equal(r.Result, want) {
+				ob.Results[i].Result = nil
+			} else if r.Error == nil {
+				t.Errorf("episode %s step %d call %d: the observation on the wire differs from replaying the call on the catalog", ob.EpisodeID, ob.Step, i)
+			}
+		}
+		b, err := json.Marshal(ob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return raw
 }
 
 // numberOutsidePrice returns the offset of v, formatted as encoding/json

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ethereum/go-ethereum/common"
@@ -40,10 +41,47 @@ func (v *Validator) scheduleWeights(ctx context.Context, block uint64) {
 			v.weightBusy = false
 			v.mu.Unlock()
 		}()
-		if err := v.weightsStep(ctx, block, meta, hyper, uint16(self)); err != nil && ctx.Err() == nil {
+		// A step already under way may finish its one transaction after a
+		// shutdown begins: abandoned mid-send, a submission stays pending
+		// and the next start has to guess whether it landed (a commit
+		// cannot be read back).
+		if ctx.Err() != nil {
+			return // no new transaction once shutdown has begun
+		}
+		txCtx, cancel := settleContext(ctx, txShutdownGrace)
+		defer cancel()
+		err := v.weightsStep(txCtx, block, meta, hyper, uint16(self))
+		switch {
+		case err != nil && ctx.Err() == nil:
 			v.log.Error().Err(err).Uint64("block", block).Msg("weights")
+		case err != nil && txCtx.Err() != nil:
+			v.log.Warn().Err(err).Dur("grace", txShutdownGrace).Msg("weights transaction did not settle before shutdown; the next start reconciles it")
 		}
 	})
+}
+
+// txShutdownGrace bounds how long a shutdown waits for a weights
+// transaction in flight: two of finney's 12 s blocks and a margin, well
+// inside the unit's TimeoutStopSec=90.
+const txShutdownGrace = 45 * time.Second
+
+// settleContext returns a context that outlives parent by grace: it is
+// cancelled grace after parent is, or when cancel is called.
+func settleContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	stop := context.AfterFunc(parent, func() {
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	return ctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // weightsStep does at most one chain transaction per call: a reveal that

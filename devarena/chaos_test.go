@@ -10,13 +10,9 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"arena/chain"
 	"arena/config"
 	"arena/validator"
 	"arena/validator/records"
@@ -179,23 +175,11 @@ func TestChaosChainDrops(t *testing.T) {
 	if err := a.Devnet.StartServer(); err != nil {
 		t.Fatal(err)
 	}
-	client, err := chain.Dial(context.Background(), chain.Options{URL: a.Devnet.URL()}, zerolog.Nop())
+	onChain, err := a.Devnet.WeightEvents(context.Background(), a.ValidatorUID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	logsOnChain, err := client.Eth().FilterLogs(context.Background(), ethereum.FilterQuery{
-		Topics: [][]common.Hash{{crypto.Keccak256Hash([]byte("WeightsSet(uint16,uint16)"))}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours := 0
-	for _, l := range logsOnChain {
-		if len(l.Data) >= 32 && uint16(l.Data[30])<<8|uint16(l.Data[31]) == a.ValidatorUID {
-			ours++
-		}
-	}
+	ours := onChain.Set
 	if ours != setOK {
 		t.Errorf("%d WeightsSet events on chain from uid %d, but %d submissions recorded as set: %+v", ours, a.ValidatorUID, setOK, subs)
 	}

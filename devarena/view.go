@@ -88,17 +88,11 @@ func (a *Arena) printLeaderboard(w io.Writer) {
 		if r.Leader {
 			mark = "  <- leader"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", r.UID, a.skill(r.UID), score(r.Qualifying), score(r.LastRace), mark)
+		qualifying, lastRace := r.ScoreCells()
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", r.UID, a.skill(r.UID), qualifying, lastRace, mark)
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
-}
-
-func score(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", *p)
 }
 
 // printIncentive waits for the first epoch boundary after block and shows

@@ -232,6 +232,19 @@ type LeaderboardRow struct {
 	Skipped     string   `json:"skipped,omitempty"`
 }
 
+// ScoreCells renders the row's qualifying and last-race scores for a
+// terminal table, the same in `arena status` and `arena dev`: three
+// decimals, or "-" for a score the miner does not have yet.
+func (r LeaderboardRow) ScoreCells() (qualifying, lastRace string) {
+	cell := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", *p)
+	}
+	return cell(r.Qualifying), cell(r.LastRace)
+}
+
 // Leaderboard ranks miners: the leader first, then by last race score and
 // qualifying score.
 func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {

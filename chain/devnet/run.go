@@ -193,6 +193,52 @@ func (d *Devnet) Weights(ctx context.Context, uid uint16) ([]Weight, error) {
 	return out, nil
 }
 
+// WeightEvents counts the weights events the chain logged for uid on the
+// devnet's subnet: direct sets, commits and reveals. Tests compare them
+// with what a validator recorded, to prove each submission reached the
+// chain exactly once.
+type WeightEvents struct{ Set, Committed, Revealed int }
+
+// WeightEvents reads every weights event for uid since genesis.
+func (d *Devnet) WeightEvents(ctx context.Context, uid uint16) (WeightEvents, error) {
+	var out WeightEvents
+	opts := &bind.FilterOpts{Context: ctx}
+	netuid := []uint16{d.opts.Netuid}
+	count := func(it eventIterator, err error, uidOf func() uint16) (int, error) {
+		if err != nil {
+			return 0, err
+		}
+		defer it.Close()
+		n := 0
+		for it.Next() {
+			if uidOf() == uid {
+				n++
+			}
+		}
+		return n, it.Error()
+	}
+	sets, err := d.state.FilterWeightsSet(opts, netuid)
+	if out.Set, err = count(sets, err, func() uint16 { return sets.Event.Uid }); err != nil {
+		return out, fmt.Errorf("devnet: WeightsSet events: %w", err)
+	}
+	commits, err := d.state.FilterWeightsCommitted(opts, netuid)
+	if out.Committed, err = count(commits, err, func() uint16 { return commits.Event.Uid }); err != nil {
+		return out, fmt.Errorf("devnet: WeightsCommitted events: %w", err)
+	}
+	reveals, err := d.state.FilterWeightsRevealed(opts, netuid)
+	if out.Revealed, err = count(reveals, err, func() uint16 { return reveals.Event.Uid }); err != nil {
+		return out, fmt.Errorf("devnet: WeightsRevealed events: %w", err)
+	}
+	return out, nil
+}
+
+// eventIterator is what abigen's event iterators have in common.
+type eventIterator interface {
+	Next() bool
+	Error() error
+	Close() error
+}
+
 // Head is the latest block number, read in-process (it works while the
 // public endpoint is stopped).
 func (d *Devnet) Head(ctx context.Context) (uint64, error) {

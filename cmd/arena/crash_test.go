@@ -17,12 +17,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/rs/zerolog"
 
-	"arena/chain"
 	"arena/config"
 	"arena/devarena"
 	"arena/episode"
@@ -342,23 +338,11 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	if len(got) == 0 {
 		t.Fatal("no weights on chain after the reveal")
 	}
-	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL()}, zerolog.Nop())
+	events, err := a.Devnet.WeightEvents(ctx, val.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	evs, err := client.Eth().FilterLogs(ctx, ethereum.FilterQuery{
-		Topics: [][]common.Hash{{crypto.Keccak256Hash([]byte("WeightsRevealed(uint16,uint16,bytes32)"))}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours := 0
-	for _, l := range evs {
-		if len(l.Data) >= 32 && uint16(l.Data[30])<<8|uint16(l.Data[31]) == val.UID {
-			ours++
-		}
-	}
+	ours := events.Revealed
 	if ours != revealedSubs {
 		t.Errorf("%d reveals on chain from uid %d, %d submissions recorded as revealed", ours, val.UID, revealedSubs)
 	}

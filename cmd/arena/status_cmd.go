@@ -145,14 +145,8 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 		if r.Leader {
 			note = "leader"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.UID, score(r.Qualifying), score(r.LastRace), note)
+		qualifying, lastRace := r.ScoreCells()
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.UID, qualifying, lastRace, note)
 	}
 	_ = tw.Flush()
-}
-
-func score(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", *p)
 }

@@ -117,7 +117,7 @@ func handMade(t *testing.T) []Case {
 	}
 	prob := func(id string) *suite.Problem {
 		return &suite.Problem{ID: "p-" + id, Type: suite.TypeProduct, Query: "a blue ceramic mug under 60",
-			Reward: suite.Reward{Items: []suite.Item{{ProductID: id, Title: []string{"Acme Ceramic Coffee Mug"}, Price: []suite.PriceBound{{Op: suite.OpLessThan, Hi: f64(60)}}}}}}
+			Reward: suite.Reward{Items: []suite.Item{{ProductID: id, Title: []string{"Acme Ceramic Coffee Mug"}, Price: []suite.PriceBound{{Op: suite.OpLessThan, Hi: new(60.0)}}}}}}
 	}
 	answer := func(ids ...string) []scoring.Answer {
 		var out []scoring.Answer

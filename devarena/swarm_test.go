@@ -571,7 +571,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 	for _, h := range swarm {
 		accepted += h.accepted.Load()
 	}
-	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for wait := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		var held []string
 		for _, h := range swarm {
 			if n := h.held.Load(); n > 0 {
@@ -582,7 +582,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 			break
 		}
 		if time.Now().After(wait) {
-			t.Errorf("%s: 5 s after the validator stopped, hostile axons still hold sockets it opened: %v", name, held)
+			t.Errorf("%s: 15 s after the validator stopped, hostile axons still hold sockets it opened: %v", name, held)
 			break
 		}
 	}

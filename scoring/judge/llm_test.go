@@ -85,7 +85,7 @@ const validVerdict = `{"gates":{"referred_to_results":true,"cited_datum":true,"c
 
 func newLLM(t *testing.T, url string, models ...string) *LLM {
 	t.Helper()
-	j, err := NewLLM(LLMOptions{BaseURL: url, Models: models, Timeout: 200 * time.Millisecond, Retries: 2,
+	j, err := NewLLM(LLMOptions{BaseURL: url, Models: models, Timeout: time.Second, Retries: 2,
 		Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, Registerer: prometheus.NewRegistry()}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)

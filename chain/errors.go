@@ -30,6 +30,11 @@ var (
 	ErrWrongChain          = errors.New("wrong chain id")
 )
 
+// ErrTxDropped: a signed transaction can never land, because another
+// transaction of the same sender has used its nonce. Whatever it was for
+// did not happen and can be sent afresh.
+var ErrTxDropped = errors.New("transaction dropped: its nonce was used by another transaction")
+
 // revertNames maps subtensor's error names (which the chain, and the devnet,
 // put in the revert message) to the sentinels above.
 var revertNames = map[string]error{

@@ -48,6 +48,12 @@ type TxOptions struct {
 	// GasLimit, when non-zero, skips eth_estimateGas so a transaction the
 	// chain will reject is still mined (and its failure read back).
 	GasLimit uint64
+	// BeforeSend, if set, is given the signed transaction (its hash and
+	// its binary encoding) before it is broadcast. A caller that persists
+	// them can settle the transaction after a crash with ResumeTx instead
+	// of guessing whether it landed. An error aborts the send: nothing is
+	// broadcast and the nonce is not used.
+	BeforeSend func(hash common.Hash, raw []byte) error
 }
 
 // TxResult identifies a mined transaction.
@@ -290,6 +296,16 @@ func (c *Client) transact(ctx context.Context, op string, signer *Signer, data [
 		c.nonceMu.Unlock()
 		return nil, fmt.Errorf("%s: sign: %w", op, err)
 	}
+	if opts.BeforeSend != nil {
+		raw, err := tx.MarshalBinary()
+		if err == nil {
+			err = opts.BeforeSend(tx.Hash(), raw)
+		}
+		if err != nil {
+			c.nonceMu.Unlock()
+			return nil, fmt.Errorf("%s: before send: %w", op, err)
+		}
+	}
 	if err := c.eth.SendTransaction(callCtx, tx); err != nil {
 		delete(c.nonces, signer.Address) // re-read from the node next time
 		c.nonceMu.Unlock()
@@ -303,18 +319,88 @@ func (c *Client) transact(ctx context.Context, op string, signer *Signer, data [
 	if err != nil {
 		return nil, fmt.Errorf("%s tx %s: %w", op, tx.Hash(), err)
 	}
-	res := &TxResult{Hash: tx.Hash(), Block: receipt.BlockNumber.Uint64(), GasUsed: receipt.GasUsed}
+	return c.outcome(ctx, op, msg, tx.Hash(), receipt)
+}
+
+// outcome reads a mined transaction's receipt: its block, or the chain's
+// reason for a failure.
+func (c *Client) outcome(ctx context.Context, op string, msg ethereum.CallMsg, hash common.Hash, receipt *types.Receipt) (*TxResult, error) {
+	res := &TxResult{Hash: hash, Block: receipt.BlockNumber.Uint64(), GasUsed: receipt.GasUsed}
 	if receipt.Status != types.ReceiptStatusSuccessful {
 		reason := c.revertReason(ctx, msg, receipt.BlockNumber)
 		c.metrics.txRejected.WithLabelValues(op, "chain").Inc()
 		if reason == nil {
-			return res, fmt.Errorf("%s tx %s failed in block %d", op, tx.Hash(), res.Block)
+			return res, fmt.Errorf("%s tx %s failed in block %d", op, hash, res.Block)
 		}
 		return res, reason
 	}
 	c.metrics.txSent.WithLabelValues(op).Inc()
-	c.log.Info().Str("op", op).Stringer("tx", tx.Hash()).Uint64("block", res.Block).Msg("transaction mined")
+	c.log.Info().Str("op", op).Stringer("tx", hash).Uint64("block", res.Block).Msg("transaction mined")
 	return res, nil
+}
+
+// ResumeTx settles a transaction signed earlier (raw is what
+// TxOptions.BeforeSend was given) whose fate is unknown, for example after
+// a crash. Mined: its outcome, as the original call would have returned
+// it. Its nonce used by another transaction: ErrTxDropped. Otherwise it is
+// broadcast again (the same bytes, so it can land at most once) and
+// awaited. The decision rests on the receipt and the sender's nonce, not
+// on the node's wording for a duplicate.
+func (c *Client) ResumeTx(ctx context.Context, op string, raw []byte) (*TxResult, error) {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return nil, fmt.Errorf("%s: stored transaction: %w", op, err)
+	}
+	from, err := types.Sender(types.LatestSignerForChainID(c.chainID), tx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: stored transaction %s: %w", op, tx.Hash(), err)
+	}
+	msg := ethereum.CallMsg{From: from, To: tx.To(), Data: tx.Data()}
+	mined := func() (*types.Receipt, error) {
+		callCtx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+		defer cancel()
+		receipt, err := c.eth.TransactionReceipt(callCtx, tx.Hash())
+		if errors.Is(err, ethereum.NotFound) {
+			return nil, nil
+		}
+		return receipt, err
+	}
+	receipt, err := mined()
+	if err != nil {
+		return nil, fmt.Errorf("%s tx %s: receipt: %w", op, tx.Hash(), err)
+	}
+	if receipt == nil {
+		callCtx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+		used, err := c.eth.NonceAt(callCtx, from, nil)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("%s tx %s: nonce: %w", op, tx.Hash(), err)
+		}
+		if used > tx.Nonce() {
+			// It may have been mined between the two reads.
+			if receipt, err = mined(); err != nil {
+				return nil, fmt.Errorf("%s tx %s: receipt: %w", op, tx.Hash(), err)
+			}
+			if receipt == nil {
+				return nil, fmt.Errorf("%s tx %s (nonce %d, account at %d): %w", op, tx.Hash(), tx.Nonce(), used, ErrTxDropped)
+			}
+		}
+	}
+	if receipt == nil {
+		callCtx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+		err := c.eth.SendTransaction(callCtx, tx)
+		cancel()
+		if err != nil {
+			// Most likely "already known": the node still holds it.
+			c.log.Debug().Err(err).Stringer("tx", tx.Hash()).Msg("rebroadcast refused; waiting for the receipt")
+		} else {
+			c.log.Info().Str("op", op).Stringer("tx", tx.Hash()).Uint64("nonce", tx.Nonce()).Msg("transaction rebroadcast")
+		}
+		if receipt, err = c.waitReceipt(ctx, tx.Hash()); err != nil {
+			return nil, fmt.Errorf("%s tx %s: %w", op, tx.Hash(), err)
+		}
+	}
+	return c.outcome(ctx, op, msg, tx.Hash(), receipt)
 }
 
 func (c *Client) rejected(op string, err error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -168,18 +169,30 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	return v.send(ctx, &sub, hyper)
 }
 
-// send submits a pending submission and records the outcome.
+// send signs and submits a pending submission and records the outcome.
+// The signed transaction is made durable before its broadcast, so that a
+// restart settles it from the chain (retryPending) instead of guessing
+// whether it landed.
 func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *chain.Hyperparams) error {
-	w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
+	opts := chain.TxOptions{BeforeSend: func(hash common.Hash, raw []byte) error {
+		sub.TxHash, sub.RawTx = hash.Hex(), hex.EncodeToString(raw)
+		return v.putSubmission(sub)
+	}}
 	var (
 		res *chain.TxResult
 		err error
 	)
 	if sub.Op == "commit" {
-		res, err = v.opts.Chain.CommitWeights(ctx, v.opts.Signer, v.opts.Netuid, common.HexToHash(sub.CommitHash), chain.TxOptions{})
+		res, err = v.opts.Chain.CommitWeights(ctx, v.opts.Signer, v.opts.Netuid, common.HexToHash(sub.CommitHash), opts)
 	} else {
-		res, err = v.opts.Chain.SetWeights(ctx, v.opts.Signer, w, chain.TxOptions{})
+		w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
+		res, err = v.opts.Chain.SetWeights(ctx, v.opts.Signer, w, opts)
 	}
+	return v.record(sub, hyper, res, err)
+}
+
+// record stores the outcome of a submission's transaction.
+func (v *Validator) record(sub *records.Submission, hyper *chain.Hyperparams, res *chain.TxResult, err error) error {
 	if err != nil {
 		var rej *chain.RejectedError
 		if errors.As(err, &rej) {
@@ -190,15 +203,15 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 					return v.rec.Submissions.Delete(txn, v.rec.Submissions.Key(store.U64(sub.Window)))
 				})
 			}
-			sub.Status, sub.Error = records.StatusFailed, err.Error()
+			sub.Status, sub.Error, sub.RawTx = records.StatusFailed, err.Error(), ""
 			v.emit(Event{Kind: EventWeightsFailed, Block: sub.CreatedBlock, Text: "weights refused: " + err.Error()})
 			return errors.Join(v.putSubmission(sub), err)
 		}
 		v.m.submissions.WithLabelValues(sub.Op, "error").Inc()
-		return fmt.Errorf("%s (left pending; reconciled next block): %w", sub.Op, err)
+		return fmt.Errorf("%s (left pending; settled from the chain next block): %w", sub.Op, err)
 	}
 	v.m.submissions.WithLabelValues(sub.Op, "ok").Inc()
-	sub.TxHash, sub.Block = res.Hash.Hex(), res.Block
+	sub.TxHash, sub.Block, sub.RawTx = res.Hash.Hex(), res.Block, ""
 	if sub.Op == "commit" {
 		sub.Status = records.StatusCommitted
 		sub.RevealEpoch = chain.EpochIndex(res.Block, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
@@ -213,35 +226,35 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 }
 
 // retryPending settles a submission whose transaction may or may not have
-// been sent (the validator stopped, or the node failed mid-call).
+// been sent (the validator stopped, or the node failed mid-call), from the
+// signed transaction stored before its broadcast.
 func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, hyper *chain.Hyperparams) error {
-	// The synced metagraph may predate the transaction: read last_update
-	// afresh, and retry later rather than guess when the chain is away.
-	lastUpdate, err := v.lastUpdateNow(ctx)
+	if sub.RawTx == "" {
+		// Stopped before a transaction was signed: nothing was broadcast.
+		return v.send(ctx, sub, hyper)
+	}
+	raw, err := hex.DecodeString(sub.RawTx)
 	if err != nil {
-		return fmt.Errorf("pending %s for window %d: read last_update: %w", sub.Op, sub.Window, err)
+		sub.Status, sub.Error, sub.RawTx = records.StatusFailed, "stored transaction is corrupt: "+err.Error(), ""
+		return errors.Join(v.putSubmission(sub), fmt.Errorf("pending %s for window %d: %s", sub.Op, sub.Window, sub.Error))
 	}
-	if sub.Op == "set" && lastUpdate >= sub.CreatedBlock && sub.CreatedBlock > 0 {
-		// The chain recorded weights from us after we wrote the record:
-		// the transaction landed.
-		sub.Status, sub.Block = records.StatusSet, lastUpdate
-		sub.TxHash = "unknown (confirmed by last_update)"
-		v.log.Info().Uint64("window", sub.Window).Uint64("last_update", lastUpdate).Msg("pending weights found on chain")
-		return v.putSubmission(sub)
-	}
+	op := "setWeights"
 	if sub.Op == "commit" {
-		// Whether the commit landed cannot be read back, and a second
-		// commit would let one window be revealed twice. Assume it landed:
-		// the reveal at its epoch either succeeds or reports that no
-		// commit exists, and then the next window commits afresh.
-		sub.Status, sub.Block = records.StatusCommitted, sub.CreatedBlock
-		sub.TxHash = "unknown (sent before a restart)"
-		sub.RevealEpoch = chain.EpochIndex(sub.CreatedBlock, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
-		v.log.Info().Uint64("window", sub.Window).Uint64("reveal_epoch", sub.RevealEpoch).Msg("pending commit: will reveal at its epoch if it landed")
-		return v.putSubmission(sub)
+		op = "commitWeights"
 	}
-	// Re-sending a set is safe: one that did not land was not counted.
-	return v.send(ctx, sub, hyper)
+	res, err := v.opts.Chain.ResumeTx(ctx, op, raw)
+	if errors.Is(err, chain.ErrTxDropped) {
+		// It can never land, so the same submission is sent afresh; a
+		// commit's salt and hash are unchanged, and at most one of the
+		// two transactions can have landed.
+		v.log.Warn().Uint64("window", sub.Window).Str("tx", sub.TxHash).Msg("pending weights transaction was dropped; sending it afresh")
+		sub.TxHash, sub.RawTx = "", ""
+		return v.send(ctx, sub, hyper)
+	}
+	if err == nil {
+		v.log.Info().Uint64("window", sub.Window).Str("tx", res.Hash.Hex()).Uint64("block", res.Block).Msg("pending weights transaction settled from the chain")
+	}
+	return v.record(sub, hyper, res, err)
 }
 
 // reveal reveals a committed submission.
@@ -251,7 +264,8 @@ func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
 	if err != nil {
 		var rej *chain.RejectedError
 		if errors.As(err, &rej) && errors.Is(err, chain.ErrRevealTooEarly) {
-			// A commit assumed at its send block landed an epoch later.
+			// The reveal epoch came from the commit's block; should the chain
+			// still disagree, the next epoch is tried rather than giving up.
 			sub.RevealEpoch++
 			return v.putSubmission(sub)
 		}

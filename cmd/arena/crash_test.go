@@ -140,13 +140,15 @@ func num(m map[string]any, key string) uint64 {
 }
 
 // TestCrashRestart kills a real `arena run` process with SIGKILL ten
-// times — three at chosen points (mid-race with episodes in flight, after
+// times — four at chosen points (mid-race with episodes in flight, after
 // a race is decided but before its weights, after a weights commit before
-// its reveal) and seven at random points — restarting it on the same data
-// dir each time. Afterwards: the interrupted
-// race was aborted and re-run on fresh problems, no episode is stored twice,
-// each weights window has one submission, the pending reveal was revealed,
-// a SIGTERM exits 0, and `arena store check` is clean.
+// its reveal, with a commit broadcast but its receipt not recorded) and
+// six at random points — restarting it on the same data dir each time.
+// Afterwards: the interrupted race was aborted and re-run on fresh
+// problems, no episode is stored twice, each weights window has one
+// submission, the pending reveal was revealed, the commit in flight was
+// settled, commits and reveals on chain match the records one for one, a
+// SIGTERM exits 0, and `arena store check` is clean.
 func TestCrashRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts validator processes")
@@ -220,12 +222,19 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	// The pending reveal is revealed after the restart.
 	p = startValidator(t, cfgPath)
 	p.waitFor(t, "weights revealed", 2*time.Minute, func(m map[string]any) bool { return num(m, "window") == window })
-	p.kill(t)
 
-	// Seven more kills at random points across qualifying, races, judging
+	// 4. A commit broadcast, its receipt not yet recorded: the restart
+	// settles it from the stored signed transaction, without a second
+	// commit (counted on chain below).
+	sent := p.waitFor(t, "transaction sent", 2*time.Minute, func(m map[string]any) bool { return m["op"] == "commitWeights" })
+	p.kill(t)
+	inFlight, _ := sent["tx"].(string)
+	t.Logf("killed with commit %s in flight", inFlight)
+
+	// Six more kills at random points across qualifying, races, judging
 	// and weights: 0.2–4 s after the validator is ready.
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
-	for i := 0; i < 7; i++ {
+	for i := 0; i < 6; i++ {
 		p = startValidator(t, cfgPath)
 		p.waitFor(t, "first sync done; ready", time.Minute, nil)
 		wait := time.Duration(200+r.IntN(3800)) * time.Millisecond
@@ -233,9 +242,12 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	drain:
 		for {
 			select {
-			case _, ok := <-p.lines:
+			case m, ok := <-p.lines:
 				if !ok {
 					t.Fatalf("validator exited on its own: %v", <-p.done)
+				}
+				if m["message"] == "pending weights transaction settled from the chain" {
+					t.Logf("restart %d: window %v settled from the chain (tx %v)", i+1, m["window"], m["tx"])
 				}
 			case <-timer.C:
 				break drain
@@ -273,7 +285,7 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	revealedSubs := 0
+	revealedSubs, committedSubs := 0, 0
 	err = st.View(func(txn *badger.Txn) error {
 		// Each raced cluster was exposed exactly once, at its race's start.
 		races, err := rec.ListRaces(txn, 0)
@@ -319,6 +331,12 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 			if s.Status == records.StatusRevealed {
 				revealedSubs++
 			}
+			if s.Op == "commit" && s.Block > 0 {
+				committedSubs++
+			}
+			if s.TxHash == inFlight && (s.Block == 0 || s.Status == records.StatusFailed) {
+				t.Errorf("window %d: the commit in flight at the kill (%s) was not settled: %+v", s.Window, inFlight, s)
+			}
 		}
 		if !revealed {
 			t.Errorf("window %d was not revealed: %+v", window, subs)
@@ -342,8 +360,12 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := events.Revealed
-	if ours != revealedSubs {
-		t.Errorf("%d reveals on chain from uid %d, %d submissions recorded as revealed", ours, val.UID, revealedSubs)
+	if events.Revealed != revealedSubs {
+		t.Errorf("%d reveals on chain from uid %d, %d submissions recorded as revealed", events.Revealed, val.UID, revealedSubs)
+	}
+	// Each commit on chain is one recorded submission: none was sent
+	// twice across the kills, none was lost.
+	if events.Committed != committedSubs {
+		t.Errorf("%d commits on chain from uid %d, %d submissions recorded as committed", events.Committed, val.UID, committedSubs)
 	}
 }

@@ -108,8 +108,9 @@ type RaceState struct {
 type SubmissionStatus string
 
 const (
-	// StatusPending: written before the transaction is sent; if found at
-	// start-up, the transaction may or may not have landed.
+	// StatusPending: written before the transaction is signed, and again
+	// with the signed transaction (RawTx) before it is broadcast; if found
+	// at start-up, RawTx settles whether it landed.
 	StatusPending SubmissionStatus = "pending"
 	// StatusSet: setWeights mined.
 	StatusSet SubmissionStatus = "set"
@@ -134,11 +135,14 @@ type Submission struct {
 	CommitHash   string           `json:"commit_hash,omitempty"`
 	CreatedBlock uint64           `json:"created_block"`
 	TxHash       string           `json:"tx_hash,omitempty"`
-	Block        uint64           `json:"block,omitempty"`
-	RevealEpoch  uint64           `json:"reveal_epoch,omitempty"`
-	RevealTxHash string           `json:"reveal_tx_hash,omitempty"`
-	RevealBlock  uint64           `json:"reveal_block,omitempty"`
-	Error        string           `json:"error,omitempty"`
+	// RawTx is the signed transaction (hex), kept from before its
+	// broadcast until it is settled.
+	RawTx        string `json:"raw_tx,omitempty"`
+	Block        uint64 `json:"block,omitempty"`
+	RevealEpoch  uint64 `json:"reveal_epoch,omitempty"`
+	RevealTxHash string `json:"reveal_tx_hash,omitempty"`
+	RevealBlock  uint64 `json:"reveal_block,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 // Cursor is the last head the scheduler processed.

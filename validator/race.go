@@ -316,10 +316,14 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 	v.emit(Event{Kind: EventRaceJudged, Block: rc.StartedBlock, RaceID: id, Text: fmt.Sprintf("race %d judged: %d trajectories", id, len(ids))})
 
 	var out race.Output
+	prevLeader := -1
 	err = v.opts.Store.Update(func(txn *badger.Txn) error {
 		s, err := v.rec.GetState(txn)
 		if err != nil {
 			return err
+		}
+		if s.State.Leader != nil {
+			prevLeader = int(s.State.Leader.UID)
 		}
 		// Step at the race's start block with the qualifying snapshot it
 		// started from, so re-running a judged race gives the same result.
@@ -358,11 +362,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		ev = ev.Uint16("leader", out.Leader.UID)
 	}
 	ev.Msg("race done")
-	text := fmt.Sprintf("race %d: %s", id, out.Outcome)
-	if out.Leader != nil {
-		text += fmt.Sprintf(", leader uid %d", out.Leader.UID)
-	}
-	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: text})
+	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: raceStory(id, out, results, prevLeader, v.opts.Race.Margin)})
 	v.updatePoolMetrics(ctx)
 }
 
@@ -381,4 +381,36 @@ func (v *Validator) updatePoolMetrics(ctx context.Context) {
 	for p, ps := range stats.Partitions {
 		v.m.pool.WithLabelValues(string(p)).Set(float64(ps.Clusters))
 	}
+}
+
+// raceStory is a race's outcome in one line, with the scores that decided
+// it: a tie or a narrow win keeps the incumbent, which looks arbitrary
+// unless the margin is shown.
+func raceStory(id uint64, out race.Output, results []race.RaceResult, prevLeader int, margin float64) string {
+	score := func(uid int) string {
+		for _, r := range results {
+			if int(r.UID) == uid {
+				return fmt.Sprintf("%.3f", r.Score)
+			}
+		}
+		return "did not race"
+	}
+	text := fmt.Sprintf("race %d: %s", id, out.Outcome)
+	if out.Leader == nil {
+		return text
+	}
+	leader := int(out.Leader.UID)
+	text += fmt.Sprintf(", leader uid %d (%s)", leader, score(leader))
+	switch out.Outcome {
+	case race.Defended:
+		if len(out.Ranked) > 1 {
+			best := int(out.Ranked[1])
+			text += fmt.Sprintf("; best challenger uid %d (%s) needed more than the leader plus the %.3f margin", best, score(best), margin)
+		}
+	case race.Dethroned:
+		if prevLeader >= 0 {
+			text += fmt.Sprintf(", beating uid %d (%s) by more than the %.3f margin", prevLeader, score(prevLeader), margin)
+		}
+	}
+	return text
 }

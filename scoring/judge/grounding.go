@@ -67,13 +67,24 @@ func (s *scan) verdict(t *episode.Trajectory) Verdict {
 	v := Verdict{Judge: NameGrounding}
 	s.init(t)
 	v.PerStep = make([]StepScore, len(t.Steps))
+	// The steps' reasons are written into one buffer and become one
+	// string, sliced per step: one allocation per verdict, not per step.
+	s.reasons = s.reasons[:0]
+	ends := slices.Grow(s.reasonEnds[:0], len(t.Steps))
 	for i := range t.Steps {
-		g, reason := s.step(i)
+		g := s.step(i)
+		ends = append(ends, len(s.reasons))
 		v.Gates.ReferredToResults = v.Gates.ReferredToResults || g.ReferredToResults
 		v.Gates.CitedDatum = v.Gates.CitedDatum || g.CitedDatum
 		v.Gates.Compared = v.Gates.Compared || g.Compared
-		v.PerStep[i] = StepScore{Step: i, Score: Ladder(g), Reason: reason}
+		v.PerStep[i] = StepScore{Step: i, Score: Ladder(g)}
 	}
+	all, from := string(s.reasons), 0
+	for i, end := range ends {
+		v.PerStep[i].Reason = all[from:end]
+		from = end
+	}
+	s.reasonEnds = ends
 	v.Score = Ladder(v.Gates)
 	return v
 }
@@ -131,6 +142,9 @@ type scan struct {
 	ground   *grounding // the batch's grounding set, read in the same pass; nil outside EvaluateBatch
 	titleOK  bool       // the title pass is on: some step cites nothing but has words
 	hasWord  bool       // some think token is an eligible word
+
+	reasons    []byte // the verdict's per-step reasons, back to back
+	reasonEnds []int  // where each step's reason ends in reasons
 }
 
 const maxOwners = 16
@@ -647,10 +661,11 @@ func isAlnum(c byte) bool {
 }
 
 // step evaluates the gates of step i against the results of steps < i.
-func (s *scan) step(i int) (Gates, string) {
+func (s *scan) step(i int) Gates {
 	var g Gates
 	if i == 0 {
-		return g, "no earlier observation to refer to"
+		s.reasons = append(s.reasons, "no earlier observation to refer to"...)
+		return g
 	}
 	ts := s.toks[i]
 	var cited, referred string
@@ -671,19 +686,33 @@ func (s *scan) step(i int) (Gates, string) {
 			}
 		}
 	}
+	r := s.reasons
+	defer func() { s.reasons = r }()
 	if cited == "" && referred == "" {
-		return g, "does not refer to any earlier tool result"
+		r = append(r, "does not refer to any earlier tool result"...)
+		return g
 	}
 	g.ReferredToResults = true
 	if cited == "" {
-		return g, "refers to results (" + clip(referred) + ") but cites no observed id, price, shop_id or attribute value"
+		r = append(r, "refers to results ("...)
+		r = appendClip(r, referred)
+		r = append(r, ") but cites no observed id, price, shop_id or attribute value"...)
+		return g
 	}
 	g.CitedDatum = true
 	if a, b, ok := s.compares(ts, i); ok {
 		g.Compared = true
-		return g, "compares observed candidates " + clip(a) + " and " + clip(b) + " with a reason"
+		r = append(r, "compares observed candidates "...)
+		r = appendClip(r, a)
+		r = append(r, " and "...)
+		r = appendClip(r, b)
+		r = append(r, " with a reason"...)
+		return g
 	}
-	return g, "cites observed " + clip(cited) + " but compares no two observed candidates with a reason"
+	r = append(r, "cites observed "...)
+	r = appendClip(r, cited)
+	r = append(r, " but compares no two observed candidates with a reason"...)
+	return g
 }
 
 // compares reports whether one sentence of ts names two distinct product
@@ -876,9 +905,10 @@ func lowerASCII(s string) string {
 	return s
 }
 
-func clip(s string) string {
+// appendClip appends s, cut to 40 bytes with an ellipsis.
+func appendClip(b []byte, s string) []byte {
 	if len(s) > 40 {
-		return s[:40] + "…"
+		return append(append(b, s[:40]...), "…"...)
 	}
-	return s
+	return append(b, s...)
 }

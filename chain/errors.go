@@ -35,6 +35,10 @@ var (
 // did not happen and can be sent afresh.
 var ErrTxDropped = errors.New("transaction dropped: its nonce was used by another transaction")
 
+// ErrTxUnusable: stored transaction bytes that do not decode, or that were
+// signed for another chain. Retrying cannot help.
+var ErrTxUnusable = errors.New("stored transaction is unusable")
+
 // revertNames maps subtensor's error names (which the chain, and the devnet,
 // put in the revert message) to the sentinels above.
 var revertNames = map[string]error{

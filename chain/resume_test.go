@@ -3,10 +3,12 @@ package chain_test
 import (
 	"context"
 	"errors"
+	"math/big"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"arena/chain"
 	"arena/chain/devnet"
@@ -121,9 +123,27 @@ func TestResumeTx(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, vals[i]) })
 	}
 
-	t.Run("not a transaction", func(t *testing.T) {
-		if _, err := c.ResumeTx(ctx, "setWeights", []byte("garbage")); err == nil {
-			t.Fatal("no error for bytes that are not a transaction")
-		}
-	})
+	to := chain.NeuronAddress
+	otherChain, err := types.SignNewTx(vals[0].Signer().PrivateKey(), types.LatestSignerForChainID(big.NewInt(999)),
+		&types.DynamicFeeTx{ChainID: big.NewInt(999), Gas: 100_000, To: &to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherRaw, err := otherChain.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"not a transaction", []byte("garbage")},
+		{"signed for another chain", otherRaw},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := c.ResumeTx(ctx, "setWeights", tt.raw); !errors.Is(err, chain.ErrTxUnusable) {
+				t.Fatalf("err = %v, want ErrTxUnusable", err)
+			}
+		})
+	}
 }

@@ -52,7 +52,8 @@ type TxOptions struct {
 	// its binary encoding) before it is broadcast. A caller that persists
 	// them can settle the transaction after a crash with ResumeTx instead
 	// of guessing whether it landed. An error aborts the send: nothing is
-	// broadcast and the nonce is not used.
+	// broadcast and the nonce is not used. It runs under the client's
+	// nonce lock, so it should be quick (one durable write).
 	BeforeSend func(hash common.Hash, raw []byte) error
 }
 
@@ -349,11 +350,11 @@ func (c *Client) outcome(ctx context.Context, op string, msg ethereum.CallMsg, h
 func (c *Client) ResumeTx(ctx context.Context, op string, raw []byte) (*TxResult, error) {
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
-		return nil, fmt.Errorf("%s: stored transaction: %w", op, err)
+		return nil, fmt.Errorf("%s: %w: %w", op, ErrTxUnusable, err)
 	}
 	from, err := types.Sender(types.LatestSignerForChainID(c.chainID), tx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: stored transaction %s: %w", op, tx.Hash(), err)
+		return nil, fmt.Errorf("%s tx %s: %w: %w", op, tx.Hash(), ErrTxUnusable, err)
 	}
 	msg := ethereum.CallMsg{From: from, To: tx.To(), Data: tx.Data()}
 	mined := func() (*types.Receipt, error) {

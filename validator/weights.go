@@ -43,9 +43,9 @@ func (v *Validator) scheduleWeights(ctx context.Context, block uint64) {
 			v.mu.Unlock()
 		}()
 		// A step already under way may finish its one transaction after a
-		// shutdown begins: abandoned mid-send, a submission stays pending
-		// and the next start has to guess whether it landed (a commit
-		// cannot be read back).
+		// shutdown begins: abandoned mid-send, its submission would stay
+		// pending until the next start settles it from the chain, which
+		// may be too late for a reveal's epoch.
 		if ctx.Err() != nil {
 			return // no new transaction once shutdown has begun
 		}
@@ -56,7 +56,7 @@ func (v *Validator) scheduleWeights(ctx context.Context, block uint64) {
 		case err != nil && ctx.Err() == nil:
 			v.log.Error().Err(err).Uint64("block", block).Msg("weights")
 		case err != nil && txCtx.Err() != nil:
-			v.log.Warn().Err(err).Dur("grace", txShutdownGrace).Msg("weights transaction did not settle before shutdown; the next start reconciles it")
+			v.log.Warn().Err(err).Dur("grace", txShutdownGrace).Msg("weights transaction did not settle before shutdown; the next start settles it from the chain")
 		}
 	})
 }
@@ -233,16 +233,23 @@ func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, h
 		// Stopped before a transaction was signed: nothing was broadcast.
 		return v.send(ctx, sub, hyper)
 	}
-	raw, err := hex.DecodeString(sub.RawTx)
-	if err != nil {
-		sub.Status, sub.Error, sub.RawTx = records.StatusFailed, "stored transaction is corrupt: "+err.Error(), ""
-		return errors.Join(v.putSubmission(sub), fmt.Errorf("pending %s for window %d: %s", sub.Op, sub.Window, sub.Error))
-	}
 	op := "setWeights"
 	if sub.Op == "commit" {
 		op = "commitWeights"
 	}
-	res, err := v.opts.Chain.ResumeTx(ctx, op, raw)
+	raw, err := hex.DecodeString(sub.RawTx)
+	var res *chain.TxResult
+	if err == nil {
+		res, err = v.opts.Chain.ResumeTx(ctx, op, raw)
+	}
+	var hexErr hex.InvalidByteError
+	if errors.Is(err, chain.ErrTxUnusable) || errors.As(err, &hexErr) || errors.Is(err, hex.ErrLength) {
+		// A damaged record: what it held can no longer be settled, and
+		// retrying every block cannot change that.
+		sub.Status, sub.Error, sub.RawTx = records.StatusFailed, "pending transaction: "+err.Error(), ""
+		v.emit(Event{Kind: EventWeightsFailed, Block: sub.CreatedBlock, Text: "weights failed: " + sub.Error})
+		return errors.Join(v.putSubmission(sub), fmt.Errorf("pending %s for window %d: %w", sub.Op, sub.Window, err))
+	}
 	if errors.Is(err, chain.ErrTxDropped) {
 		// It can never land, so the same submission is sent afresh; a
 		// commit's salt and hash are unchanged, and at most one of the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rs/zerolog"
 
 	"arena/scoring"
 	"arena/scoring/scoringtest"
@@ -53,25 +52,11 @@ func oneByOne(ctx context.Context, g *Grounding, c Case, opt scoring.Options) Ev
 // one trajectory after another on one goroutine: the baseline of
 // BenchmarkRulesAndGrounding10k.
 func BenchmarkRulesAndGrounding10kOneByOne(b *testing.B) {
-	cases := synthCases(b, 10000, 30)
-	g := NewGrounding(GroundingOptions{}, zerolog.Nop())
-	ctx := context.Background()
-	b.ReportAllocs()
-	cpu0 := processCPU()
-	for b.Loop() {
-		success := 0
-		for _, c := range cases {
-			ev := oneByOne(ctx, g, c, scoring.Options{})
-			if ev.Err != nil || ev.Verdict.Score != ScoreCompared {
-				b.Fatalf("%v %v", ev.Err, ev.Verdict.Score)
-			}
-			if ev.Final > 0 {
-				success++
-			}
+	benchmarkEvaluate(b, synthCases(b, 10000, 30), func(ctx context.Context, g *Grounding, cases []Case) []Evaluation {
+		evs := make([]Evaluation, len(cases))
+		for i, c := range cases {
+			evs[i] = oneByOne(ctx, g, c, scoring.Options{})
 		}
-		if success == 0 {
-			b.Fatal("no successes: the synthetic data is wrong")
-		}
-	}
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		return evs
+	})
 }

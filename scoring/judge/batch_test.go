@@ -261,14 +261,24 @@ func BenchmarkRulesAndGrounding1k(b *testing.B) {
 }
 
 func benchmarkBatch(b *testing.B, n, workers int) {
-	cases := synthCases(b, n, 30)
+	benchmarkEvaluate(b, synthCases(b, n, 30), func(ctx context.Context, g *Grounding, cases []Case) []Evaluation {
+		return g.EvaluateBatch(ctx, cases, BatchOptions{Workers: workers})
+	})
+}
+
+// benchmarkEvaluate times evaluate over cases, checking every verdict and
+// that some cases succeed (else the synthetic data is wrong), and reports
+// the CPU time of the process (all threads, the garbage collector's
+// included) per op: the work done, less sensitive than the wall time to
+// other processes sharing the machine.
+func benchmarkEvaluate(b *testing.B, cases []Case, evaluate func(context.Context, *Grounding, []Case) []Evaluation) {
 	g := NewGrounding(GroundingOptions{}, zerolog.Nop())
 	ctx := context.Background()
 	b.ReportAllocs()
 	cpu0 := processCPU()
 	for b.Loop() {
 		success := 0
-		for _, ev := range g.EvaluateBatch(ctx, cases, BatchOptions{Workers: workers}) {
+		for _, ev := range evaluate(ctx, g, cases) {
 			if ev.Err != nil || ev.Verdict.Score != ScoreCompared {
 				b.Fatalf("%v %v", ev.Err, ev.Verdict.Score)
 			}
@@ -280,8 +290,5 @@ func benchmarkBatch(b *testing.B, n, workers int) {
 			b.Fatal("no successes: the synthetic data is wrong")
 		}
 	}
-	// CPU time of the process (all threads, the garbage collector's
-	// included) per op: the work done, less sensitive than the wall time
-	// to other processes sharing the machine.
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }

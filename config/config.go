@@ -63,11 +63,14 @@ type EpisodeConfig struct {
 
 // RaceConfig holds the race's parameters (scoring/race.Params).
 type RaceConfig struct {
-	Floor       float64 `yaml:"floor" help:"absolute minimum qualifying score, in [0,1]"`
-	RatioStart  float64 `yaml:"ratio_start" help:"share of the leader's qualifying score needed to qualify when a reign starts"`
-	RatioFloor  float64 `yaml:"ratio_floor" help:"share the qualifying ratio decays to as the reign ages (<= ratio_start)"`
-	DecayBlocks uint64  `yaml:"decay_blocks" help:"blocks of reign over which the ratio decays"`
-	Margin      float64 `yaml:"margin" help:"a challenger must beat the incumbent's race score by more than this"`
+	Floor        float64 `yaml:"floor" help:"absolute minimum qualifying score, in [0,1]"`
+	RatioStart   float64 `yaml:"ratio_start" help:"share of the leader's qualifying score needed to qualify when a reign starts"`
+	RatioFloor   float64 `yaml:"ratio_floor" help:"share the qualifying ratio decays to as the reign ages (<= ratio_start)"`
+	DecayBlocks  uint64  `yaml:"decay_blocks" help:"blocks of reign over which the ratio decays"`
+	Margin       float64 `yaml:"margin" help:"a challenger must be shown to beat the incumbent by more than this per hidden problem"`
+	Confidence   float64 `yaml:"confidence" help:"confidence, in [0.5, 0.999], at which a crown decision must be shown (docs/scoring.md)"`
+	TieMargin    float64 `yaml:"tie_margin" help:"first crown only: a racer no worse than a higher-uid rival by more than this wins the near-tie (>= margin)"`
+	WindowBlocks uint64  `yaml:"window_blocks" help:"race evidence older than this many blocks is dropped (0 keeps every race)"`
 }
 
 // WeightsConfig is the deterministic weights policy (scoring/weights.Policy).
@@ -178,7 +181,7 @@ func Default() Config {
 			RaceEveryBlocks:       360,
 			WeightsEveryBlocks:    100,
 			QualifyingProblems:    20,
-			RaceProblems:          10,
+			RaceProblems:          50,
 			QualifyingConcurrency: 4,
 			PublicProblems:        200,
 			HiddenMinClusters:     100,
@@ -193,7 +196,8 @@ func Default() Config {
 			EpisodeTimeout:        Duration{300 * time.Second},
 			MaxConcurrentEpisodes: 4,
 		},
-		Race:    RaceConfig{Floor: 0.2, RatioStart: 1.0, RatioFloor: 0.95, DecayBlocks: 7200, Margin: 0.02},
+		Race: RaceConfig{Floor: 0.2, RatioStart: 0.8, RatioFloor: 0.7, DecayBlocks: 7200, Margin: 0.01,
+			Confidence: 0.95, TieMargin: 0.05, WindowBlocks: 50400},
 		Weights: WeightsConfig{Policy: "winner_take_all", TopShare: 0.7, TailShare: 0.3},
 		Judge:   JudgeConfig{Kind: "grounding"},
 	}

@@ -122,6 +122,15 @@ func (c *Config) Validate() error {
 	if r.RatioFloor > r.RatioStart {
 		v.bad("race.ratio_floor", fmtFloat(r.RatioFloor), "must not exceed race.ratio_start ("+fmtFloat(r.RatioStart)+")")
 	}
+	if r.Margin >= 1 {
+		v.bad("race.margin", fmtFloat(r.Margin), "must be below 1")
+	}
+	if !(r.Confidence >= 0.5 && r.Confidence <= 0.999) {
+		v.bad("race.confidence", fmtFloat(r.Confidence), "must be in [0.5, 0.999]")
+	}
+	if !(r.TieMargin >= r.Margin && r.TieMargin < 1) {
+		v.bad("race.tie_margin", fmtFloat(r.TieMargin), "must be at least race.margin ("+fmtFloat(r.Margin)+") and below 1")
+	}
 
 	w := c.Weights
 	if !slices.Contains(weightPolicies, w.Policy) {

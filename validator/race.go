@@ -302,14 +302,18 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		finals[eid] = vd.Final
 		byPair[racerProblem{e.Trajectory.MinerUID, e.Trajectory.ProblemID}] = vd.Final
 	}
+	// The heat holds every racer's score on every problem, in problem
+	// order; a missing episode counts as zero.
+	heat := race.Heat{Race: rc.ID, Block: rc.StartedBlock, Problems: len(rc.Problems)}
 	results := make([]race.RaceResult, 0, len(rc.Racers))
 	for _, r := range rc.Racers {
-		// Summed in problem order so the float result is the same on
-		// every run; a missing episode counts as zero.
+		scores := make([]float64, len(rc.Problems))
 		sum := 0.0
-		for _, pid := range rc.Problems {
-			sum += byPair[racerProblem{r.UID, pid}]
+		for k, pid := range rc.Problems {
+			scores[k] = byPair[racerProblem{r.UID, pid}]
+			sum += scores[k]
 		}
+		heat.Racers = append(heat.Racers, race.HeatRacer{UID: r.UID, Hotkey: r.Hotkey, Scores: scores})
 		results = append(results, race.RaceResult{UID: r.UID, Score: sum / float64(len(rc.Problems))})
 	}
 	sort.Slice(results, func(i, j int) bool { return results[i].UID < results[j].UID })
@@ -327,7 +331,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		}
 		// Step at the race's start block with the qualifying snapshot it
 		// started from, so re-running a judged race gives the same result.
-		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: max(rc.StartedBlock, s.State.LastBlock), Qualifying: rc.Qualifying, Race: results})
+		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: max(rc.StartedBlock, s.State.LastBlock), Qualifying: rc.Qualifying, Race: &heat})
 		if err != nil {
 			return err
 		}

@@ -68,6 +68,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newSuiteCommand(env),
 			newMinerCommand(env),
 			newScoreCommand(env),
+			newSimulateCommand(env),
 			newExportCommand(env),
 			newStoreCommand(env),
 			newBackupCommand(env),

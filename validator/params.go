@@ -1,0 +1,20 @@
+package validator
+
+import (
+	"arena/config"
+	"arena/scoring/race"
+	"arena/scoring/weights"
+)
+
+// RaceParams is the race rule a config selects. arena run and arena
+// simulate both use it, so a simulation measures the daemon's own rule.
+func RaceParams(c config.RaceConfig) race.Params {
+	return race.Params{Floor: c.Floor, RatioStart: c.RatioStart, RatioFloor: c.RatioFloor, DecayBlocks: c.DecayBlocks,
+		Margin: c.Margin, Confidence: c.Confidence, TieMargin: c.TieMargin, WindowBlocks: c.WindowBlocks}
+}
+
+// WeightsPolicy is the weights policy a config selects.
+func WeightsPolicy(c config.WeightsConfig) weights.Policy {
+	return weights.Policy{Kind: weights.Kind(c.Policy), TopShare: c.TopShare, TailShare: c.TailShare,
+		BurnFraction: c.BurnFraction, BurnUID: c.BurnUID}
+}

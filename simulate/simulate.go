@@ -523,6 +523,8 @@ func summarise(sc Scenario, runs [][]validatorRun) Result {
 	n += sc.Validators
 	for ci, day := range sc.Checkpoints {
 		cp := Checkpoint{Day: day, Leaders: map[string]float64{}}
+		leaders := map[string]int{}
+		crowned, agreeing, agreeingBest := 0, 0, 0
 		for _, vrs := range runs {
 			agree := true
 			for v, vr := range vrs {
@@ -531,18 +533,18 @@ func summarise(sc Scenario, runs [][]validatorRun) Result {
 				if l >= 0 {
 					key = fmt.Sprintf("uid %d", l)
 				}
-				cp.Leaders[key] += 1 / pairs
+				leaders[key]++
 				if l == int(best) {
-					cp.CrownedShare += 1 / pairs
+					crowned++
 				}
 				if v > 0 && l != vrs[0].leaders[ci] {
 					agree = false
 				}
 			}
 			if agree {
-				cp.AllAgreeShare += 1 / float64(sc.Runs)
+				agreeing++
 				if vrs[0].leaders[ci] == int(best) {
-					cp.AllAgreeBestShare += 1 / float64(sc.Runs)
+					agreeingBest++
 				}
 			}
 			yo := yuma(sc, vrs, ci, n, firstValidator)
@@ -552,6 +554,12 @@ func summarise(sc Scenario, runs [][]validatorRun) Result {
 				cp.ValidatorVtrust += yo.Vtrust[firstValidator+v] / pairs
 			}
 		}
+		for k, c := range leaders {
+			cp.Leaders[k] = float64(c) / pairs
+		}
+		cp.CrownedShare = float64(crowned) / pairs
+		cp.AllAgreeShare = float64(agreeing) / float64(sc.Runs)
+		cp.AllAgreeBestShare = float64(agreeingBest) / float64(sc.Runs)
 		res.Checkpoints = append(res.Checkpoints, cp)
 	}
 	last := res.Checkpoints[len(res.Checkpoints)-1]
@@ -623,13 +631,16 @@ func yuma(sc Scenario, vrs []validatorRun, ci, n, firstValidator int) devnet.Yum
 	for v, vr := range vrs {
 		self := firstValidator + v
 		in.Stake[self], in.Permit[self] = 1_000_000_000, true
+		// The policy is validated and the ranked uids are the scenario's,
+		// so neither step can fail; a failure would be a bug in the policy
+		// code, and panicking says so instead of skewing the result.
 		vec, err := sc.Policy.Vector(vr.ranked[ci], n)
 		if err != nil {
-			continue // validated policy and uids: cannot happen
+			panic(fmt.Sprintf("simulate: weights policy: %v", err))
 		}
 		outUIDs, values, err := weights.ConvertWeightsAndUidsForEmit(uids, vec)
 		if err != nil {
-			continue
+			panic(fmt.Sprintf("simulate: weights conversion: %v", err))
 		}
 		for k, u := range outUIDs {
 			in.Weights[self] = append(in.Weights[self], devnet.Weight{UID: u, Value: values[k]})

@@ -1,0 +1,186 @@
+package simulate
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"arena/config"
+	"arena/validator"
+)
+
+// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
+// is logged so that a failure can be replayed.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := rand.Uint64()
+	if s := os.Getenv("ARENATEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
+	return seed
+}
+
+// finney is a scenario with the daemon's default race rule and finney's
+// timing: one leader (uid 1) and one challenger (uid 2).
+func finney(t *testing.T, validators int, leader, challenger, days float64, runs int) Scenario {
+	t.Helper()
+	cfg := config.Default()
+	both := func(p float64) []float64 { return []float64{p, p, p} }
+	return Scenario{
+		Validators: validators,
+		Miners: []Miner{
+			{UID: 1, Success: both(leader), Incumbent: true},
+			{UID: 2, Success: both(challenger)},
+		},
+		Types:              []Type{{"product", 1}, {"shop", 1}, {"voucher", 1}},
+		Correlation:        0.5,
+		Days:               days,
+		RaceEveryBlocks:    cfg.Validator.RaceEveryBlocks,
+		BlockSeconds:       12,
+		RaceProblems:       cfg.Validator.RaceProblems,
+		QualifyingProblems: cfg.Validator.QualifyingProblems,
+		Race:               validator.RaceParams(cfg.Race),
+		Policy:             validator.WeightsPolicy(cfg.Weights),
+		Runs:               runs,
+		Seed:               testSeed(t),
+	}
+}
+
+func run(t *testing.T, sc Scenario) Result {
+	t.Helper()
+	res, err := Run(context.Background(), sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTargets checks the targets for the default rule with fewer
+// runs than docs/benchmarks.md records, and bounds loose enough for that
+// sample size: each bound sits about three standard errors inside the
+// measured rate.
+func TestTargets(t *testing.T) {
+	t.Run("10 points better: crowned and agreed on within a day", func(t *testing.T) {
+		res := run(t, finney(t, 8, 0.5, 0.6, 1, 100))
+		if res.CrownedShare < 0.95 || res.AllAgreeShare < 0.88 {
+			t.Fatalf("crowned %.3f (want >= 0.95), all agree %.3f (want >= 0.88 here, 0.90 over 200 runs)", res.CrownedShare, res.AllAgreeShare)
+		}
+		if c := res.Checkpoints[len(res.Checkpoints)-1]; c.BestIncentive < 0.9 {
+			t.Fatalf("the best miner gets %.3f of the incentive", c.BestIncentive)
+		}
+	})
+	t.Run("5 points better: crowned within a week", func(t *testing.T) {
+		sc := finney(t, 8, 0.5, 0.55, 7, 30)
+		res := run(t, sc)
+		if res.CrownedShare < 0.9 {
+			t.Fatalf("crowned %.3f, want >= 0.9", res.CrownedShare)
+		}
+	})
+	t.Run("equal challenger: the leader keeps the crown", func(t *testing.T) {
+		res := run(t, finney(t, 8, 0.5, 0.5, 7, 30))
+		if res.HonestLeaderKeptShare < 0.98 || res.FalseCrownDayShare > 0.02 {
+			t.Fatalf("leader kept %.3f (want >= 0.98), false crowns on %.4f of days (want <= 0.02)", res.HonestLeaderKeptShare, res.FalseCrownDayShare)
+		}
+	})
+}
+
+// TestReplay: a seed replays the same result whatever the number of
+// workers.
+func TestReplay(t *testing.T) {
+	sc := finney(t, 3, 0.5, 0.6, 1, 12)
+	a := run(t, sc)
+	prev := runtime.GOMAXPROCS(1)
+	b := run(t, sc)
+	runtime.GOMAXPROCS(prev)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same seed, different results:\n%+v\n%+v", a, b)
+	}
+	sc.Seed++
+	if c := run(t, sc); reflect.DeepEqual(a, c) {
+		t.Fatalf("another seed gave the same result: the seed is not used")
+	}
+}
+
+// TestCountsAndCost checks the bookkeeping on cases whose answer is known.
+func TestCountsAndCost(t *testing.T) {
+	sc := finney(t, 2, 0.5, 0.6, 1, 4)
+	// A challenger that never arrives: no race, no hidden problem spent.
+	sc.Miners[1].ArrivesDay = 2
+	sc.Days = 1
+	res := run(t, sc)
+	if res.RacesPerDay != 0 || res.HiddenPerDay != 0 || res.CrownedShare != 0 {
+		t.Fatalf("a lone leader raced: %+v", res)
+	}
+	if res.Checkpoints[0].Leaders["uid 1"] != 1 {
+		t.Fatalf("leaders %v, want uid 1 everywhere", res.Checkpoints[0].Leaders)
+	}
+	// A challenger there from the start races every window.
+	sc.Miners[1].ArrivesDay = 0
+	res = run(t, sc)
+	if res.RacesPerDay != 20 || res.HiddenPerDay != float64(20*sc.RaceProblems) {
+		t.Fatalf("races %.2f, hidden %.1f a day; want 20 races of %d problems", res.RacesPerDay, res.HiddenPerDay, sc.RaceProblems)
+	}
+}
+
+func TestScenarioErrors(t *testing.T) {
+	base := func(t *testing.T) Scenario { return finney(t, 2, 0.5, 0.6, 1, 1) }
+	tests := []struct {
+		name    string
+		mutate  func(*Scenario)
+		wantErr string
+	}{
+		{"no validators", func(s *Scenario) { s.Validators = 0 }, "validators"},
+		{"success above 1", func(s *Scenario) { s.Miners[1].Success[0] = 1.2 }, "not in [0, 1]"},
+		{"uid 0 is the burn uid", func(s *Scenario) { s.Miners[0].UID = 0 }, "burn uid"},
+		{"two incumbents", func(s *Scenario) { s.Miners[1].Incumbent = true }, "at most one"},
+		{"late incumbent", func(s *Scenario) { s.Miners[0].ArrivesDay = 1 }, "day 0"},
+		{"rates per type", func(s *Scenario) { s.Miners[0].Success = []float64{0.5} }, "1 success rates for 3 types"},
+		{"correlation", func(s *Scenario) { s.Correlation = 2 }, "correlation"},
+		{"checkpoint after the end", func(s *Scenario) { s.Checkpoints = []float64{3} }, "checkpoint"},
+		{"race rule", func(s *Scenario) { s.Race.Confidence = 1 }, "confidence"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := base(t)
+			tt.mutate(&sc)
+			_, err := Run(context.Background(), sc, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// BenchmarkSimulate64Miners is the size: 8 validators × 64 miners
+// × 7 days of finney races, one run.
+func BenchmarkSimulate64Miners(b *testing.B) {
+	cfg := config.Default()
+	sc := Scenario{
+		Validators: 8, Types: []Type{{"product", 1}, {"shop", 1}, {"voucher", 1}}, Correlation: 0.5, Days: 7,
+		RaceEveryBlocks: cfg.Validator.RaceEveryBlocks, BlockSeconds: 12, RaceProblems: cfg.Validator.RaceProblems,
+		QualifyingProblems: cfg.Validator.QualifyingProblems, Race: validator.RaceParams(cfg.Race),
+		Policy: validator.WeightsPolicy(cfg.Weights), Runs: 1, Seed: 1,
+	}
+	for i := range 64 {
+		p := 0.2 + 0.3*float64(i)/63
+		if i == 1 {
+			p = 0.6
+		}
+		sc.Miners = append(sc.Miners, Miner{UID: uint16(i + 1), Success: []float64{p, p, p}, Incumbent: i == 0})
+	}
+	for b.Loop() {
+		if _, err := Run(context.Background(), sc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -234,8 +234,8 @@ func printSimulation(w io.Writer, sc simulate.Scenario, res simulate.Result) {
 	if res.HonestLeaderKeptShare >= 0 {
 		fmt.Fprintf(w, "the best miner, leading from the start, kept the crown throughout: %s\n", pct(res.HonestLeaderKeptShare))
 	}
-	fmt.Fprintf(w, "false crowns: %.4f per validator-day (%s of validator-days have one); crown changes: %.4f per validator-day\n",
-		res.FalseCrownsPerDay, pct(res.FalseCrownDayShare), res.FlapsPerDay)
+	fmt.Fprintf(w, "false crowns: %.4f per validator-day (%.2f%% of validator-days have one); crown changes: %.4f per validator-day\n",
+		res.FalseCrownsPerDay, 100*res.FalseCrownDayShare, res.FlapsPerDay)
 	fmt.Fprintf(w, "cost per validator: %.1f races and %.0f hidden problems a day; a racing miner runs %.0f episodes a day\n",
 		res.RacesPerDay, res.HiddenPerDay, res.EpisodesPerMinerDay)
 	if math.IsNaN(res.CrownedShare) {

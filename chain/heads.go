@@ -103,7 +103,7 @@ func (f *HeadFollower) Run(ctx context.Context) error {
 			f.droppedAt = time.Now()
 		}
 		wait := jitter(backoff)
-		f.log.Warn().Err(err).Dur("retry_in", wait).Msg("head subscription lost")
+		f.log.Warn().Err(err).Dur("retry_in_ms", wait).Msg("head subscription lost")
 		select {
 		case <-ctx.Done():
 			return nil
@@ -205,7 +205,7 @@ func (f *HeadFollower) reportGap(g Gap) {
 	f.metrics.gapBlocks.Add(float64(g.Missed))
 	f.metrics.lastGap.Set(float64(g.Missed))
 	f.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).
-		Uint64("skipped", g.Skipped).Dur("downtime", g.Downtime).Msg("head gap")
+		Uint64("skipped", g.Skipped).Dur("downtime_ms", g.Downtime).Msg("head gap")
 	if f.opts.OnGap != nil {
 		f.opts.OnGap(g)
 	}

@@ -115,7 +115,7 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 		// The episode cannot go on without the model; end it cleanly so
 		// the validator records a failure rather than a timeout.
 		reason := clip(err.Error(), 300)
-		a.log.Warn().Str("episode", v.EpisodeID).Int("step", len(v.History)).Dur("took", time.Since(start)).Str("reason", reason).
+		a.log.Warn().Str("episode", v.EpisodeID).Int("step", len(v.History)).Dur("took_ms", time.Since(start)).Str("reason", reason).
 			Msg("llm endpoint failed; terminating the episode")
 		return episode.Action{
 			Think:     "The language model endpoint failed (" + reason + "), so I cannot continue.",
@@ -135,7 +135,7 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 		// the model to use the tools.
 		act.Response = msg.Content
 	}
-	a.log.Debug().Str("episode", v.EpisodeID).Int("step", len(v.History)).Int("calls", len(act.ToolCalls)).Dur("took", time.Since(start)).Msg("llm step")
+	a.log.Debug().Str("episode", v.EpisodeID).Int("step", len(v.History)).Int("calls", len(act.ToolCalls)).Dur("took_ms", time.Since(start)).Msg("llm step")
 	return act, nil
 }
 

@@ -253,7 +253,7 @@ func Load(ctx context.Context, r io.Reader, opts LoadOptions, log zerolog.Logger
 		log.Warn().Int("count", rep.UnknownServices).Msg("dropped unknown service names")
 	}
 	log.Info().Int("products", rep.Products).Int("lines", rep.Lines).Int("malformed", rep.Malformed).
-		Int("invalid", rep.Invalid).Int("duplicates", rep.Duplicates).Dur("took", time.Since(start)).Msg("catalog loaded")
+		Int("invalid", rep.Invalid).Int("duplicates", rep.Duplicates).Dur("took_ms", time.Since(start)).Msg("catalog loaded")
 	return out, rep, nil
 }
 

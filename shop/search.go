@@ -197,7 +197,7 @@ func BuildIndex(ctx context.Context, cat *Catalog, opts IndexOptions, log zerolo
 	}
 	st := ix.Stats()
 	log.Info().Int("products", st.Docs).Int("terms", st.Terms).Int("postings", st.Postings).
-		Int64("index_bytes", st.Bytes).Dur("took", time.Since(start)).Msg("search index built")
+		Int64("index_bytes", st.Bytes).Dur("took_ms", time.Since(start)).Msg("search index built")
 	return &Index{cat: cat, ix: ix}, nil
 }
 

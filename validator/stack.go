@@ -214,7 +214,7 @@ func loadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger,
 	if err != nil {
 		return nil, fmt.Errorf("catalog index: %w", err)
 	}
-	log.Info().Int("products", cat.Len()).Dur("took", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
+	log.Info().Int("products", cat.Len()).Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
 	return idx, nil
 }
 

@@ -201,7 +201,7 @@ func (v *Validator) Run(ctx context.Context) error {
 	follower := v.opts.Chain.FollowHeads(chain.HeadsOptions{
 		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
 		OnGap: func(g chain.Gap) {
-			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime", g.Downtime).Msg("head gap: blocks not seen live")
+			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime_ms", g.Downtime).Msg("head gap: blocks not seen live")
 			v.emit(Event{Kind: EventGap, Block: g.To, Text: fmt.Sprintf("chain gap of %d blocks (downtime %s)", g.Missed, g.Downtime.Round(time.Millisecond))})
 		},
 	})

@@ -56,7 +56,7 @@ func (v *Validator) scheduleWeights(ctx context.Context, block uint64) {
 		case err != nil && ctx.Err() == nil:
 			v.log.Error().Err(err).Uint64("block", block).Msg("weights")
 		case err != nil && txCtx.Err() != nil:
-			v.log.Warn().Err(err).Dur("grace", txShutdownGrace).Msg("weights transaction did not settle before shutdown; the next start settles it from the chain")
+			v.log.Warn().Err(err).Dur("grace_ms", txShutdownGrace).Msg("weights transaction did not settle before shutdown; the next start settles it from the chain")
 		}
 	})
 }

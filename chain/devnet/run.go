@@ -49,7 +49,7 @@ func (d *Devnet) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.relay.stop()
-	d.log.Info().Str("url", d.URL()).Dur("block_time", d.opts.BlockTime).Uint16("netuid", d.opts.Netuid).
+	d.log.Info().Str("url", d.URL()).Dur("block_time_ms", d.opts.BlockTime).Uint16("netuid", d.opts.Netuid).
 		Uint64("tempo", d.opts.Tempo).Msg("devnet serving")
 	if d.opts.BlockTime <= 0 {
 		<-ctx.Done()

@@ -3,6 +3,12 @@
 // Output is JSON when the destination is not a terminal (systemd, files,
 // pipes) and a human console format on a terminal, so operators get
 // machine-readable logs in production and readable ones by hand.
+//
+// Durations are logged with Dur under a field name ending in "_ms"
+// (took_ms=215.04): zerolog renders Dur as a bare number in its package-wide
+// DurationFieldUnit, milliseconds by default, so the unit has to travel in
+// the name. Nothing in arena changes that global; the tests hold every Dur
+// call in the module to the suffix.
 package logx
 
 import (

@@ -61,7 +61,7 @@ func New(opts Options, log zerolog.Logger) *Notifier {
 	if n.watchdogErr != nil {
 		n.log.Error().Err(n.watchdogErr).Msg("systemd watchdog settings unusable")
 	}
-	n.log.Debug().Str("socket", n.socket).Dur("watchdog", n.watchdog).Msg("reporting to systemd")
+	n.log.Debug().Str("socket", n.socket).Dur("watchdog_ms", n.watchdog).Msg("reporting to systemd")
 	return n
 }
 
@@ -140,7 +140,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 	defer ticker.Stop()
 	for {
 		if err := n.send("WATCHDOG=1"); err != nil {
-			n.log.Warn().Err(err).Dur("watchdog", n.watchdog).Msg("systemd watchdog keep-alive failed; retrying")
+			n.log.Warn().Err(err).Dur("watchdog_ms", n.watchdog).Msg("systemd watchdog keep-alive failed; retrying")
 		}
 		select {
 		case <-ctx.Done():

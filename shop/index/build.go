@@ -516,7 +516,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 
 	st := ix.Stats()
 	log.Debug().Int("docs", st.Docs).Int("terms", st.Terms).Int("postings", st.Postings).
-		Int64("bytes", st.Bytes).Dur("took", time.Since(start)).Msg("index built")
+		Int64("bytes", st.Bytes).Dur("took_ms", time.Since(start)).Msg("index built")
 	return ix, nil
 }
 

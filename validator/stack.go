@@ -134,7 +134,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	}
 	ec := cfg.Episode
 	s.Validator, err = New(Options{
-		Chain: s.Chain, Signer: opts.Signer, Store: s.Store, Ledger: s.Ledger, Refill: refill, Tools: s.Tools, Judge: jdg,
+		Chain: s.Chain, FollowHeads: ClientHeads(s.Chain), Signer: opts.Signer, Store: s.Store, Ledger: s.Ledger, Refill: refill, Tools: s.Tools, Judge: jdg,
 		Netuid: cfg.Chain.Netuid, Tempo: cfg.Chain.Tempo,
 		SyncEveryBlocks: cfg.Validator.SyncEveryBlocks, RaceEveryBlocks: cfg.Validator.RaceEveryBlocks,
 		WeightsEveryBlocks: cfg.Validator.WeightsEveryBlocks, QualifyingProblems: cfg.Validator.QualifyingProblems,

@@ -30,10 +30,13 @@ import (
 // injected, so the validator can be tested with a devnet, an in-memory
 // store and loopback miners.
 type Options struct {
-	Chain  *chain.Client
-	Signer *chain.Signer
-	Store  *store.Store
-	Ledger *suite.Ledger
+	Chain Chain
+	// FollowHeads starts following the chain's heads (ClientHeads for a
+	// *chain.Client).
+	FollowHeads func(chain.HeadsOptions) HeadSource
+	Signer      *chain.Signer
+	Store       *store.Store
+	Ledger      *suite.Ledger
 	// Refill generates new hidden problems when the pool runs low; nil
 	// disables refilling.
 	Refill suite.Source
@@ -80,8 +83,8 @@ type Options struct {
 
 func (o *Options) validate() error {
 	var errs []error
-	if o.Chain == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || o.Tools == nil || o.Judge == nil {
-		errs = append(errs, errors.New("chain, signer, store, ledger, tools and judge are required"))
+	if o.Chain == nil || o.FollowHeads == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || o.Tools == nil || o.Judge == nil {
+		errs = append(errs, errors.New("chain, heads, signer, store, ledger, tools and judge are required"))
 	}
 	if o.Tempo == 0 || o.SyncEveryBlocks == 0 || o.RaceEveryBlocks == 0 || o.WeightsEveryBlocks == 0 {
 		errs = append(errs, errors.New("tempo and the sync, race and weights intervals must be positive"))
@@ -198,7 +201,7 @@ func (v *Validator) Run(ctx context.Context) error {
 	if err := v.resume(); err != nil {
 		return err
 	}
-	follower := v.opts.Chain.FollowHeads(chain.HeadsOptions{
+	follower := v.opts.FollowHeads(chain.HeadsOptions{
 		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
 		OnGap: func(g chain.Gap) {
 			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime_ms", g.Downtime).Msg("head gap: blocks not seen live")

@@ -18,8 +18,6 @@ import (
 	"arena/config"
 	"arena/episode"
 	"arena/scoring/judge"
-	"arena/scoring/race"
-	"arena/scoring/weights"
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/store"
@@ -140,10 +138,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		WeightsEveryBlocks: cfg.Validator.WeightsEveryBlocks, QualifyingProblems: cfg.Validator.QualifyingProblems,
 		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
 		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
-		Race: race.Params{Floor: cfg.Race.Floor, RatioStart: cfg.Race.RatioStart, RatioFloor: cfg.Race.RatioFloor,
-			DecayBlocks: cfg.Race.DecayBlocks, Margin: cfg.Race.Margin},
-		Weights: weights.Policy{Kind: weights.Kind(cfg.Weights.Policy), TopShare: cfg.Weights.TopShare,
-			TailShare: cfg.Weights.TailShare, BurnFraction: cfg.Weights.BurnFraction, BurnUID: cfg.Weights.BurnUID},
+		Race: RaceParams(cfg.Race), Weights: WeightsPolicy(cfg.Weights),
 		Limits: episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
 			MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
 			MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes},

@@ -9,8 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// The precompile ABIs are byte-for-byte copies of subtensor's
-// (shared/reference/subtensor-abi); abi_test.go checks that they still match.
+// The precompile ABIs are byte-for-byte copies of subtensor's published
+// ones (testdata/subtensor-abi holds the upstream files); abi_test.go checks
+// that they still match.
 //
 //go:embed abi/*.abi
 var abiFiles embed.FS

@@ -15,15 +15,16 @@ import (
 	"arena/suite"
 )
 
-// referenceDir is shared/reference beside the checkout.
-const referenceDir = "../../shared/reference"
+// referenceDir is where the ShoppingBench and ORO samples live: they are
+// problem files, so the suite package that imports them holds them.
+const referenceDir = "../suite/testdata"
 
 func loadReference(t *testing.T, format, rel string) []suite.Problem {
 	t.Helper()
 	path := filepath.Join(referenceDir, rel)
 	problems, rep, err := suite.ImportFile(path, format)
 	if err != nil {
-		t.Fatalf("import %s: %v (shared/reference must sit beside the checkout)", path, err)
+		t.Fatalf("import %s: %v", path, err)
 	}
 	if len(problems) == 0 {
 		t.Fatalf("import %s: no problems (%+v)", path, rep)

@@ -24,10 +24,10 @@ const DefaultLexicalThreshold = 0.8
 //
 // 0.8 lets a title miss one token in five of a phrase (a dropped size, a
 // different spelling of a unit) while rejecting products that merely share
-// the category words. Every ShoppingBench title phrase in
-// shared/reference is the target's own title, which scores exactly 1, so
-// any threshold ≤ 1 passes them; 0.8 is the strictest round value that
-// still tolerates the small edits that scraped duplicates show.
+// the category words. Every title phrase in the ShoppingBench samples
+// (suite/testdata/shoppingbench) is the target's own title, which scores
+// exactly 1, so any threshold ≤ 1 passes them; 0.8 is the strictest round
+// value that still tolerates the small edits that scraped duplicates show.
 type Lexical struct {
 	Threshold float64
 }

@@ -270,13 +270,18 @@ func TestLoadFileMissing(t *testing.T) {
 	}
 }
 
-const referenceDir = "../../shared/reference/shoppingbench"
+// referenceDir holds ShoppingBench's sample task files. They are problem
+// files, so the suite package that imports them holds them; the loader reads
+// the product documents embedded in the knowledge tasks.
+const referenceDir = "../suite/testdata/shoppingbench"
 
+// referenceFile fails rather than skips when a sample is missing: these
+// tests are the loader's only contact with real ShoppingBench documents.
 func referenceFile(t *testing.T, name string) string {
 	t.Helper()
 	path := filepath.Join(referenceDir, name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("reference data not present: %v", err)
+		t.Fatalf("reference sample: %v", err)
 	}
 	return path
 }

@@ -105,6 +105,13 @@ func (f *fakeChain) setNeurons(ns []chain.Neuron) {
 	f.mu.Unlock()
 }
 
+// addNeuron registers a neuron.
+func (f *fakeChain) addNeuron(n chain.Neuron) {
+	f.mu.Lock()
+	f.neurons = append(f.neurons, n)
+	f.mu.Unlock()
+}
+
 // updateNeuron edits one uid's neuron.
 func (f *fakeChain) updateNeuron(uid uint16, edit func(*chain.Neuron)) {
 	f.mu.Lock()

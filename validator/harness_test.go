@@ -136,13 +136,13 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	h := &harness{t: t, chain: newFakeChain(15, 20, ho.hyper), heads: &fakeHeads{ch: make(chan chain.Head, ho.headBuffer)},
 		store: st, reg: prometheus.NewRegistry(),
 		signer: newTestSigner(t), ctx: ctx, minerKeys: map[uint16]*chain.Signer{}}
-	var servers sync.WaitGroup
+	// Cleanups run last in, first out: the miners registered later stop
+	// before this one stops the validator's work and closes the store.
 	t.Cleanup(func() {
 		cancel()
 		if h.v != nil {
 			h.v.work.Wait()
 		}
-		servers.Wait()
 		if err := st.Close(); err != nil {
 			t.Error(err)
 		}
@@ -167,28 +167,18 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	for i := range ho.miners + ho.unreachable {
 		uid := uint16(i + 1)
 		signer := newTestSigner(t)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		var axon chain.Axon
 		if i < ho.miners {
 			h.minerKeys[uid] = signer
-			agent, err := miner.NewAgent(miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: 1}, zerolog.Nop())
-			if err != nil {
-				t.Fatal(err)
-			}
+			var wrap func(episode.Agent) episode.Agent
 			if ho.wrapAgent != nil {
-				agent = ho.wrapAgent(uid, agent)
+				wrap = func(a episode.Agent) episode.Agent { return ho.wrapAgent(uid, a) }
 			}
-			srv, err := episode.NewServer(episode.ServerOptions{Signer: signer, Agent: agent}, zerolog.Nop(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			servers.Go(func() { _ = srv.Serve(ctx, ln) })
+			axon = h.serveMiner(signer, wrap)
 		} else {
-			servers.Go(func() { refuseAll(ctx, ln) })
+			axon = h.serveRefusing()
 		}
-		neurons = append(neurons, chain.Neuron{UID: uid, Hotkey: signer.Hotkey(), Axon: loopbackAxon(t, ln.Addr().String())})
+		neurons = append(neurons, chain.Neuron{UID: uid, Hotkey: signer.Hotkey(), Axon: axon})
 	}
 	h.chain.setNeurons(neurons)
 
@@ -236,18 +226,60 @@ func loopbackAxon(t *testing.T, addr string) chain.Axon {
 	return chain.Axon{IP: ap.Addr(), Port: ap.Port(), Version: episode.Version, Block: 1}
 }
 
-// refuseAll accepts and closes every connection until ctx ends: an axon
-// the validator can dial but never talk to.
-func refuseAll(ctx context.Context, ln net.Listener) {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		c.Close()
+// serveMiner serves an honest reference miner (skill 1, its agent wrapped
+// by wrap if set) for signer on a new loopback port until the test ends,
+// and returns its axon.
+func (h *harness) serveMiner(signer *chain.Signer, wrap func(episode.Agent) episode.Agent) chain.Axon {
+	h.t.Helper()
+	agent, err := miner.NewAgent(miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: 1}, zerolog.Nop())
+	if err != nil {
+		h.t.Fatal(err)
 	}
+	if wrap != nil {
+		agent = wrap(agent)
+	}
+	srv, err := episode.NewServer(episode.ServerOptions{Signer: signer, Agent: agent}, zerolog.Nop(), nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.serve(func(ctx context.Context, ln net.Listener) { _ = srv.Serve(ctx, ln) })
+}
+
+// serveRefusing serves an axon that accepts and closes every connection:
+// one the validator can dial but never talk to.
+func (h *harness) serveRefusing() chain.Axon {
+	h.t.Helper()
+	return h.serve(func(ctx context.Context, ln net.Listener) {
+		stop := context.AfterFunc(ctx, func() { ln.Close() })
+		defer stop()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	})
+}
+
+// serve runs fn on a new loopback listener until the test ends.
+func (h *harness) serve(fn func(context.Context, net.Listener)) chain.Axon {
+	h.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx, ln)
+	}()
+	h.t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return loopbackAxon(h.t, ln.Addr().String())
 }
 
 // head feeds block n to the scheduler, as the head loop of Run does, and

@@ -18,8 +18,7 @@ type metrics struct {
 	judgeSeconds *prometheus.HistogramVec
 	verdicts     *prometheus.CounterVec
 	phase        *prometheus.GaugeVec
-	leader       prometheus.Gauge
-	qualifiers   prometheus.Gauge
+	standing     *standingCollector
 	races        *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
 	sinceWeights prometheus.Gauge
@@ -47,10 +46,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Trajectories judged, by judge and whether the judge fell back to grounding."}, []string{"judge", "fallback"}),
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "arena_validator_race_phase",
 			Help: "1 for the race phase the validator is in (idle, running, judging), 0 for the others."}, []string{"phase"}),
-		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_leader_uid",
-			Help: "Uid of the current race leader, -1 when there is none."}),
-		qualifiers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_qualifiers",
-			Help: "Challengers that qualified for the latest race."}),
+		standing: &standingCollector{
+			leader: prometheus.NewDesc("arena_validator_leader_uid",
+				"Uid of the current race leader, -1 when there is none.", nil, nil),
+			qualifiers: prometheus.NewDesc("arena_validator_qualifiers",
+				"Challengers at or above the qualifying bar at the current head: those arena status lists, who race next.", nil, nil),
+		},
 		races: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_races_total",
 			Help: "Races finished, by outcome (crowned, defended, dethroned, no_racers, aborted)."}, []string{"outcome"}),
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_weights_submissions_total",
@@ -73,7 +74,6 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}
 		return time.Since(at).Seconds()
 	})
-	m.leader.Set(-1)
 	for _, p := range racePhases {
 		m.phase.WithLabelValues(p).Set(0)
 	}
@@ -85,7 +85,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.leader, m.qualifiers, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised} {
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}
@@ -101,4 +101,32 @@ func (m *metrics) setPhase(phase string) {
 		}
 		m.phase.WithLabelValues(p).Set(v)
 	}
+}
+
+// standingCollector reports the leader and the qualifiers from the store
+// at scrape time, through the reading arena status shows, so the two
+// agree at any moment: after a restart, before the first race, and while
+// qualifying runs finish between races.
+type standingCollector struct {
+	leader, qualifiers *prometheus.Desc
+	// read returns the leader's uid (-1 for none) and the qualifiers'
+	// count; on an error the series are left out of that scrape.
+	read func() (leader, qualifiers int, err error)
+}
+
+func (c *standingCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.leader
+	ch <- c.qualifiers
+}
+
+func (c *standingCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.read == nil {
+		return
+	}
+	leader, qualifiers, err := c.read()
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(leader))
+	ch <- prometheus.MustNewConstMetric(c.qualifiers, prometheus.GaugeValue, float64(qualifiers))
 }

@@ -124,7 +124,6 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		m := miners[q.UID]
 		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
 	}
-	v.m.qualifiers.Set(float64(len(out.Qualifiers)))
 	if len(racers) == 0 {
 		v.log.Info().Uint64("window", window).Float64("bar", out.Bar).Int("qualifying", len(quals)).Msg("race window: nobody qualified; no race")
 		v.emit(Event{Kind: EventRaceSkipped, Block: block, Text: fmt.Sprintf("race window %d: nobody at the bar %.3f yet", window, out.Bar)})
@@ -358,9 +357,6 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		return
 	}
 	v.m.races.WithLabelValues(string(out.Outcome)).Inc()
-	if out.Leader != nil {
-		v.m.leader.Set(float64(out.Leader.UID))
-	}
 	ev := log.Info().Str("outcome", string(out.Outcome)).Interface("results", results)
 	if out.Leader != nil {
 		ev = ev.Uint16("leader", out.Leader.UID)

@@ -182,8 +182,7 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 				st.Serving++
 			}
 		}
-		out, _, err := v.opts.Race.Step(rs.State, race.Input{Block: max(head.Number, rs.State.LastBlock), Qualifying: quals})
-		if err == nil {
+		if out, err := v.raceView(rs.State, quals, head.Number); err == nil {
 			st.Qualifiers, st.Bar = out.Qualifiers, out.Bar
 		}
 		subs, err := v.rec.ListSubmissions(txn)
@@ -210,6 +209,40 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	}
 	st.Suite, err = v.opts.Ledger.Stats(ctx)
 	return st, err
+}
+
+// raceView applies the race rule, without a race, to the stored state and
+// qualifying results at head: who qualifies now, at what bar. Status and
+// the standing gauges both read it.
+func (v *Validator) raceView(s race.State, quals []race.Qualifying, head uint64) (race.Output, error) {
+	out, _, err := v.opts.Race.Step(s, race.Input{Block: max(head, s.LastBlock), Qualifying: quals})
+	return out, err
+}
+
+// standing is the leader's uid (-1 for none) and the number of qualifiers,
+// as StatusNow reports them.
+func (v *Validator) standing() (leader, qualifiers int, err error) {
+	v.mu.Lock()
+	head := v.head.Number
+	v.mu.Unlock()
+	leader = -1
+	err = v.opts.Store.View(func(txn *badger.Txn) error {
+		rs, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		if rs.State.Leader != nil {
+			leader = int(rs.State.Leader.UID)
+		}
+		quals, _, err := v.qualifyingSnapshot(txn)
+		if err != nil {
+			return err
+		}
+		out, err := v.raceView(rs.State, quals, head)
+		qualifiers = len(out.Qualifiers)
+		return err
+	})
+	return leader, qualifiers, err
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {

@@ -160,6 +160,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
 		readyC:     make(chan struct{}),
 	}
+	m.standing.read = v.standing
 	m.lastHead = func() (chain.Head, time.Time) {
 		v.mu.Lock()
 		defer v.mu.Unlock()

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"arena/internal/atomicfile"
 )
 
 // Writer writes products as JSONL, one product per line, optionally
@@ -22,8 +21,7 @@ type Writer struct {
 	count int
 	// For files: written to a temporary name and renamed on Close, so a
 	// crash or error never leaves a truncated catalog under the real name.
-	file *os.File
-	path string
+	file *atomicfile.File
 	err  error
 }
 
@@ -44,24 +42,12 @@ func NewWriter(w io.Writer, compress bool) *Writer {
 // CreateFile writes a catalog file at path, gzip-compressed when the name
 // ends in ".gz". The file appears under path only after a successful Close.
 func CreateFile(path string) (*Writer, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
-		// Report the path asked for, not the temporary name.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	// CreateTemp makes the file private; a catalog is ordinary data.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, err
 	}
 	w := NewWriter(f, strings.HasSuffix(path, ".gz"))
-	w.file, w.path = f, path
+	w.file = f
 	return w, nil
 }
 
@@ -97,14 +83,9 @@ func (w *Writer) Close() error {
 	}
 	if w.file != nil {
 		if err == nil {
-			err = w.file.Sync()
-		}
-		err = errors.Join(err, w.file.Close())
-		if err == nil {
-			err = os.Rename(w.file.Name(), w.path)
-		}
-		if err != nil {
-			os.Remove(w.file.Name())
+			err = w.file.Commit()
+		} else {
+			err = errors.Join(err, w.file.Abort())
 		}
 		w.file = nil
 	}
@@ -117,8 +98,7 @@ func (w *Writer) Close() error {
 // Abort discards a file being written by CreateFile.
 func (w *Writer) Abort() {
 	if w.file != nil {
-		w.file.Close()
-		os.Remove(w.file.Name())
+		_ = w.file.Abort()
 		w.file = nil
 	}
 	w.err = errors.New("writer aborted")

@@ -7,7 +7,7 @@ import (
 )
 
 // Limits bound what one miner can cost the validator. The zero value of a
-// field means its default (DESIGN.md, "Episode").
+// field means its default (docs/protocol.md, section 5 "Limits").
 type Limits struct {
 	// MaxFrameBytes bounds one websocket message from the miner; larger
 	// frames are not buffered, they end the connection (oversized).
@@ -39,7 +39,7 @@ const (
 	DefaultMaxConcurrentEpisodes = 4
 )
 
-// DefaultLimits are the limits of DESIGN.md.
+// DefaultLimits are the defaults docs/protocol.md publishes to miners.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxFrameBytes:         DefaultMaxFrameBytes,

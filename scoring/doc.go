@@ -1,5 +1,5 @@
 // Package scoring computes arena's rule metrics for one answered problem,
-// following ShoppingBench and ORO's strict variant (DESIGN.md, "Scoring"):
+// following ShoppingBench and ORO's strict variant (docs/scoring.md, "Metrics"):
 //
 //   - gt: the recommended id equals the target (multi-item: by position,
 //     averaged);

@@ -1,5 +1,5 @@
-// Package judge scores the reasoning of an agent's trajectory (DESIGN.md,
-// "Scoring", reasoning judge). The score q feeds scoring.Final
+// Package judge scores the reasoning of an agent's trajectory
+// (docs/design.md, "Reasoning judge"). The score q feeds scoring.Final
 // (final = success × c(q)), so it moves emissions: it must be hard to
 // game, and the agent's own words are the attacker's input.
 //

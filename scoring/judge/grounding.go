@@ -21,9 +21,9 @@ import (
 // documented default.
 type GroundingOptions struct{}
 
-// Grounding is the deterministic judge: the gate ladder of DESIGN.md
-// evaluated against the validator-verified observations only. It is safe
-// for concurrent use.
+// Grounding is the deterministic judge: the gate ladder (docs/design.md,
+// "Reasoning judge") evaluated against the validator-verified observations
+// only. It is safe for concurrent use.
 type Grounding struct {
 	log   zerolog.Logger
 	scans sync.Pool // of *scan, reused to spare the allocator

@@ -12,7 +12,7 @@ type Judge interface {
 	Judge(ctx context.Context, t *episode.Trajectory) (Verdict, error)
 }
 
-// Gates are the rungs of the ladder in DESIGN.md, "Scoring".
+// Gates are the rungs of the ladder (docs/design.md, "Reasoning judge").
 type Gates struct {
 	// ReferredToResults: the thinking mentions something an earlier
 	// observation returned.
@@ -51,8 +51,8 @@ const (
 	ScoreCompared    = 0.9
 )
 
-// Ladder maps gates to the score of DESIGN.md. Each rung requires the
-// previous ones.
+// Ladder maps gates to the ladder's score (docs/design.md, "Reasoning
+// judge"). Each rung requires the previous ones.
 func Ladder(g Gates) float64 {
 	switch {
 	case !g.ReferredToResults:

@@ -320,10 +320,11 @@ func parseItem(text string) ItemWish {
 			i += from
 			// "in a flash sale" is a clause; "3 in 1" inside a phrase is
 			// not, but a clause always follows at least two phrase words.
-			if len(strings.Fields(rest[:i])) >= 2 && i < cut {
-				cut = i
+			if len(strings.Fields(rest[:i])) >= 2 {
+				cut = min(cut, i)
+				break
 			}
-			break
+			from = i + 1
 		}
 	}
 	w.Phrase = strings.TrimSpace(rest[:cut])

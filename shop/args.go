@@ -46,12 +46,6 @@ func parseArgs(raw json.RawMessage) (argMap, error) {
 	return m, nil
 }
 
-// present reports whether name was given with a non-null value.
-func (m argMap) present(name string) bool {
-	v, ok := m[name]
-	return ok && string(bytes.TrimSpace(v)) != "null"
-}
-
 // text reads a string argument; numbers are taken by their literal text.
 // ok is false when the argument is absent or null.
 func (m argMap) text(name string) (s string, ok bool, err error) {

@@ -92,12 +92,6 @@ func (e *env) pendingBlock(t *testing.T) uint64 {
 	return e.head(t) + 1
 }
 
-func (e *env) commitBlocks(n int) {
-	for range n {
-		e.backend.Commit()
-	}
-}
-
 func (e *env) adminOpts(t *testing.T) *bind.TransactOpts {
 	t.Helper()
 	return e.opts(t, e.admin)

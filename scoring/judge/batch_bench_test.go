@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-
 	"arena/scoring"
 	"arena/scoring/scoringtest"
 )

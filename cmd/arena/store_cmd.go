@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v3"
 
+	"arena/internal/atomicfile"
 	"arena/store"
 	"arena/suite"
 	"arena/validator/records"
@@ -108,64 +109,27 @@ func runBackup(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir, ou
 		}
 	}()
 
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("backup: create a temporary file beside %s: %w", out, err)
-	}
-	tmpName, placed := tmp.Name(), false
-	defer func() {
-		if !placed {
-			_ = tmp.Close()
-			_ = os.Remove(tmpName)
-		}
-	}()
-	info, err := st.Backup(cancelableWriter{ctx: ctx, w: tmp})
+	// 0600: the backup holds weight-commit salts.
+	f, err := atomicfile.Create(out, 0o600)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("backup: write %s: %w", tmpName, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("backup: write %s: %w", tmpName, err)
-	}
-	if err := placeBackupFile(tmpName, out, force); err != nil {
+	defer f.Abort()
+	info, err := st.Backup(cancelableWriter{ctx: ctx, w: f})
+	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	placed = true
-	syncBackupDir(filepath.Dir(out))
+	commit := f.CommitNoReplace
+	if force {
+		commit = f.Commit
+	}
+	if err := commit(); errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("backup: %s already exists; pass --force to replace it", out)
+	} else if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
 	fmt.Fprintf(env.stdout, "backup: wrote %d keys, %d bytes from %s to %s\n", info.Keys, info.Bytes, dataDir, out)
 	return nil
-}
-
-// placeBackupFile moves the finished temporary file to out. Without force it
-// uses a hard link, which fails instead of replacing a file that appeared
-// meanwhile; a file system without hard links falls back to a checked
-// rename.
-func placeBackupFile(tmp, out string, force bool) error {
-	if force {
-		return os.Rename(tmp, out)
-	}
-	err := os.Link(tmp, out)
-	switch {
-	case err == nil:
-		return os.Remove(tmp)
-	case errors.Is(err, os.ErrExist):
-		return fmt.Errorf("%s already exists; pass --force to replace it", out)
-	}
-	if _, statErr := os.Lstat(out); statErr == nil {
-		return fmt.Errorf("%s already exists; pass --force to replace it", out)
-	}
-	return os.Rename(tmp, out)
-}
-
-// syncBackupDir makes a rename durable; failure only weakens crash safety, so it
-// is ignored.
-func syncBackupDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 func runRestore(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir, in string) error {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v3"
 
+	"arena/internal/atomicfile"
 	"arena/shop"
 	"arena/store"
 	"arena/suite"
@@ -143,7 +144,8 @@ func sinkProblems(ctx context.Context, env *cliEnv, log zerolog.Logger, cmd *cli
 			return err
 		}
 		cl.Apply(ps)
-		if err := writeFileAtomic(out, func(f *os.File) error { return suite.WriteJSONL(f, ps) }); err != nil {
+		// 0600: the problems carry their ground truth.
+		if err := atomicfile.Write(out, 0o600, func(w io.Writer) error { return suite.WriteJSONL(w, ps) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "wrote %d problems in %d leak clusters to %s\n", len(ps), len(cl.Clusters), out)
@@ -161,25 +163,6 @@ func sinkProblems(ctx context.Context, env *cliEnv, log zerolog.Logger, cmd *cli
 	}
 	fmt.Fprintf(env.stdout, "ledger %s: added %d problems to %s (%d new clusters, %d joined), %d already known, %d discarded (fell into a cluster they may not join)\n",
 		dataDir, rep.Added, part, rep.NewClusters, rep.Joined, rep.Known, rep.Discarded)
-	return nil
-}
-
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	return nil
 }
 

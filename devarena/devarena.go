@@ -2,9 +2,14 @@ package devarena
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +29,10 @@ type Options struct {
 	// Config is the base configuration; Start points it at the devnet and
 	// applies FastTimings unless KeepTimings is set.
 	Config config.Config
+	// Home, if set, is `arena dev`'s directory (its --data): Start keeps
+	// the validator's data in DataDir(Home), replacing Config.DataDir, and
+	// owns nothing else there (see Start).
+	Home string
 	// KeepTimings keeps Config's validator, episode and catalog settings.
 	KeepTimings bool
 	// Miners is the number of reference miners, with skills spread from 1
@@ -90,6 +99,9 @@ type Arena struct {
 	Miners       []MinerInfo
 	ValidatorUID uint16
 	Config       config.Config
+	// Replaced reports that Options.Home held an earlier run's data, which
+	// this run's start deleted.
+	Replaced bool
 
 	servers []*episode.Server
 	lns     []net.Listener
@@ -98,6 +110,13 @@ type Arena struct {
 
 // Start builds the devnet, registers and serves the miners, and opens the
 // validator stack. Call Run, then Close.
+//
+// With Options.Home, Start first checks that Home is missing, empty or an
+// earlier run's home (it holds the marker file), and refuses any other
+// directory. The devnet lives in memory, so each run needs a fresh
+// validator data dir: an earlier run's is moved aside and deleted only
+// once Start has succeeded. A start that fails (a busy port, Ctrl-C)
+// moves it back and removes what it made, so it costs no data.
 func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err error) {
 	if opts.Miners == 0 {
 		opts.Miners = 8
@@ -122,11 +141,27 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 		cfg = FastTimings(cfg)
 	}
 	a := &Arena{log: log}
+	var h *home
 	defer func() {
 		if err != nil {
 			a.Close()
+			if h != nil {
+				err = errors.Join(err, h.rollback())
+			}
+			return
+		}
+		if h != nil {
+			if cerr := h.commit(); cerr != nil {
+				log.Warn().Err(cerr).Msg("an earlier run's data could not be deleted; delete it by hand")
+			}
 		}
 	}()
+	if opts.Home != "" {
+		if h, err = openHome(opts.Home); err != nil {
+			return nil, err
+		}
+		cfg.DataDir, a.Replaced = DataDir(opts.Home), h.aside != ""
+	}
 	hyper := &devnet.Hyper{WeightsSetRateLimit: opts.RateLimit, MinAllowedWeights: 1, CommitRevealEnabled: opts.CommitReveal, CommitRevealInterval: 1}
 	a.Devnet, err = devnet.New(devnet.Options{Listen: "127.0.0.1:0", BlockTime: opts.BlockTime, Netuid: cfg.Chain.Netuid, Tempo: opts.Tempo,
 		Validators: 1, Miners: opts.Miners, Seed: 7, Hyper: hyper}, log, opts.Registry)
@@ -272,4 +307,107 @@ func (a *Arena) Close() {
 	if a.Devnet != nil {
 		_ = a.Devnet.Close()
 	}
+}
+
+// homeMarker marks a directory as `arena dev`'s home.
+const homeMarker = ".arena-dev"
+
+// homeData names the validator's data dir inside a home; the part of a
+// home arena dev replaces on each run.
+const homeData = "validator"
+
+// replacedPrefix names an earlier run's data while a new run starts.
+const replacedPrefix = homeData + ".replaced-"
+
+// DataDir is where a dev arena with Options.Home keeps the validator's data
+// (the --data of `arena export` and `arena store check`).
+func DataDir(home string) string { return filepath.Join(home, homeData) }
+
+// home is a directory arena dev shares with its user: it owns the marker
+// file, the validator's data dir and that dir's replaced copies, and
+// leaves everything else alone.
+type home struct {
+	dir     string
+	created bool   // the directory did not exist
+	marked  bool   // this run wrote the marker
+	aside   string // where the earlier run's data waits, if there was one
+	fresh   bool   // the validator's data dir is this run's
+}
+
+// openHome accepts dir if it is missing, empty or marked, marks it, and
+// moves an earlier run's data aside.
+func openHome(dir string) (*home, error) {
+	h := &home{dir: dir}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		h.created = true
+	case err != nil:
+		return nil, fmt.Errorf("data dir %s: %w", dir, err)
+	case len(entries) > 0:
+		if _, err := os.Stat(filepath.Join(dir, homeMarker)); err != nil {
+			return nil, fmt.Errorf("data dir %s is not empty and was not made by `arena dev`; pass another --data", dir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	marker := filepath.Join(dir, homeMarker)
+	if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
+		note := "made by `arena dev`: each run replaces " + homeData + "/ here; anything else in this directory is left alone\n"
+		if err := os.WriteFile(marker, []byte(note), 0o600); err != nil {
+			return nil, errors.Join(fmt.Errorf("data dir %s: %w", dir, err), h.rollback())
+		}
+		h.marked = true
+	}
+	data := DataDir(dir)
+	if _, err := os.Lstat(data); err == nil {
+		aside := filepath.Join(dir, replacedPrefix+strconv.FormatInt(time.Now().UnixNano(), 36))
+		if err := os.Rename(data, aside); err != nil {
+			return nil, errors.Join(fmt.Errorf("data dir %s: move the earlier run's data aside: %w", dir, err), h.rollback())
+		}
+		h.aside = aside
+	}
+	h.fresh = true
+	return h, nil
+}
+
+// commit deletes the earlier runs' data now that this run has started,
+// including copies a run that was killed while starting left aside.
+func (h *home) commit() error {
+	old, err := filepath.Glob(filepath.Join(h.dir, replacedPrefix+"*"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range old {
+		errs = append(errs, os.RemoveAll(p))
+	}
+	return errors.Join(errs...)
+}
+
+// rollback undoes openHome after a failed start: this run's data goes, the
+// earlier run's comes back, and a marker or directory this run made goes.
+func (h *home) rollback() error {
+	data := DataDir(h.dir)
+	if h.fresh {
+		if err := os.RemoveAll(data); err != nil {
+			return fmt.Errorf("data dir %s: remove this run's data: %w", h.dir, err)
+		}
+	}
+	if h.aside != "" {
+		if err := os.Rename(h.aside, data); err != nil {
+			return fmt.Errorf("data dir %s: the earlier run's data is in %s: %w", h.dir, h.aside, err)
+		}
+	}
+	if h.marked {
+		if err := os.Remove(filepath.Join(h.dir, homeMarker)); err != nil {
+			return fmt.Errorf("data dir %s: %w", h.dir, err)
+		}
+	}
+	if h.created {
+		// Only an empty directory goes: a file put there meanwhile stays.
+		_ = os.Remove(h.dir)
+	}
+	return nil
 }

@@ -1,11 +1,14 @@
 package devarena
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 
 	"arena/chain"
 	"arena/validator"
@@ -20,46 +23,151 @@ type Summary struct {
 }
 
 // Follow renders the validator's events as a live log, with the
-// leaderboard after each race and the chain's incentive after each
-// weights transaction of a race. With races > 0 it returns once the
-// races-th race's weights are on chain and the incentive has been shown;
-// otherwise when ctx ends.
+// leaderboard after each race and the chain's incentive after each epoch
+// that follows a weights transaction, each table only when it changed.
+// With races > 0 it returns once the races-th race's weights are on chain
+// and the incentive after them has been shown; otherwise when ctx ends.
 func (a *Arena) Follow(ctx context.Context, events <-chan validator.Event, w io.Writer, races int) (Summary, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	heads := a.heads(ctx)
+	s := newStream(w)
 	sum := Summary{Leader: -1}
-	var lastRace uint64
+	tempo, netuid := a.Devnet.Tempo(), a.Devnet.Netuid()
+	// The incentive after weights is Yuma's at the end of their epoch;
+	// waiting marks the epoch whose end is awaited.
+	var waiting bool
+	var epoch uint64
+	// With races > 0: done is set by the last race, final once the weights
+	// that follow it have landed.
+	var done, final bool
+	var want uint64 // race the final weights come from; 0: any
 	for {
-		var e validator.Event
 		select {
 		case <-ctx.Done():
 			return sum, nil
-		case e = <-events:
-		}
-		fmt.Fprintf(w, "%s  block %-5d %s\n", time.Now().Format("15:04:05"), e.Block, e.Text)
-		switch e.Kind {
-		case validator.EventRaceDone:
-			sum.Races++
-			lastRace = e.RaceID
-			a.printLeaderboard(w)
-		case validator.EventWeightsSet, validator.EventWeightsReveal:
-			sum.WeightsTx++
-			if e.RaceID == 0 || e.RaceID != lastRace {
+		case h, ok := <-heads:
+			if !ok {
+				heads = nil
 				continue
 			}
-			if err := a.printIncentive(ctx, w, e.Block); err != nil {
+			s.seen(h)
+			if !waiting || chain.EpochIndex(h, netuid, tempo) <= epoch {
+				continue
+			}
+			waiting = false
+			if err := a.printIncentive(ctx, s); err != nil {
 				if ctx.Err() != nil {
 					return sum, nil
 				}
 				return sum, err
 			}
 			sum.IncentiveSeen = true
-			if races > 0 && sum.Races >= races {
+			if final {
 				return sum, nil
 			}
-		}
-		if rows, err := a.Stack.Validator.Leaderboard(); err == nil && len(rows) > 0 && rows[0].Leader {
-			sum.Leader = int(rows[0].UID)
+		case e := <-events:
+			s.event(e)
+			switch e.Kind {
+			case validator.EventRaceDone:
+				sum.Races++
+				a.printLeaderboard(s)
+				if rows, err := a.Stack.Validator.Leaderboard(); err == nil && len(rows) > 0 && rows[0].Leader {
+					sum.Leader = int(rows[0].UID)
+				}
+				if races > 0 && sum.Races == races {
+					done = true
+					want = a.rankedBy(e.RaceID)
+				}
+			case validator.EventWeightsSet, validator.EventWeightsReveal:
+				sum.WeightsTx++
+				waiting, epoch = true, chain.EpochIndex(e.Block, netuid, tempo)
+				if done && (want == 0 || e.RaceID == want) {
+					final = true
+				}
+			}
 		}
 	}
+}
+
+// rankedBy is the race whose weights follow race id: id itself if it
+// ranked the racers, or 0 if it left the ranking (and so the weights)
+// as they were, when any weights that land next are the ones after it.
+func (a *Arena) rankedBy(id uint64) uint64 {
+	var ranked bool
+	err := a.Stack.Store.View(func(txn *badger.Txn) error {
+		rc, ok, err := a.Stack.Validator.Records().GetRace(txn, id)
+		ranked = ok && rc.Output != nil && len(rc.Output.Ranked) > 0
+		return err
+	})
+	if err != nil || ranked {
+		return id
+	}
+	return 0
+}
+
+// heads delivers the devnet's head as it moves, until ctx ends.
+func (a *Arena) heads(ctx context.Context) <-chan uint64 {
+	ch := make(chan uint64)
+	go func() {
+		defer close(ch)
+		for {
+			h, err := a.Devnet.Head(ctx)
+			if err != nil {
+				return
+			}
+			select {
+			case ch <- h:
+			case <-ctx.Done():
+				return
+			}
+			if err := a.Devnet.WaitForBlock(ctx, h+1); err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// stream writes the live view. Each line carries the latest block known
+// when it is printed, so the column never goes backwards although events
+// name their own blocks (a race's start, a transaction's) and come from
+// several of the validator's loops; and a table is printed only when its
+// body differs from the last one printed under the same name.
+type stream struct {
+	w      io.Writer
+	block  uint64
+	tables map[string]string
+}
+
+func newStream(w io.Writer) *stream { return &stream{w: w, tables: map[string]string{}} }
+
+// seen moves the block column forward to block.
+func (s *stream) seen(block uint64) { s.block = max(s.block, block) }
+
+func (s *stream) event(e validator.Event) {
+	s.seen(e.Block)
+	fmt.Fprintf(s.w, "%s  block %-5d %s\n", time.Now().Format("15:04:05"), s.block, e.Text)
+}
+
+// table prints title and body unless body equals the last body printed
+// under name, and reports whether it printed.
+func (s *stream) table(name, title, body string) bool {
+	if last, ok := s.tables[name]; ok && last == body {
+		return false
+	}
+	s.tables[name] = body
+	fmt.Fprintf(s.w, "\n%s%s\n", title, body)
+	return true
+}
+
+// columns renders rows of tab-separated cells as aligned text.
+func columns(rows func(io.Writer)) string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	rows(tw)
+	_ = tw.Flush()
+	return b.String()
 }
 
 func (a *Arena) skill(uid uint16) string {
@@ -71,63 +179,45 @@ func (a *Arena) skill(uid uint16) string {
 	return "-"
 }
 
-func (a *Arena) printLeaderboard(w io.Writer) {
+func (a *Arena) printLeaderboard(s *stream) {
 	rows, err := a.Stack.Validator.Leaderboard()
 	if err != nil {
-		fmt.Fprintf(w, "  (leaderboard unavailable: %v)\n", err)
+		fmt.Fprintf(s.w, "  (leaderboard unavailable: %v)\n", err)
 		return
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  UID\tSKILL\tQUALIFYING\tLAST RACE\t")
-	for _, r := range rows {
-		if r.Skipped != "" && r.Qualifying == nil {
-			continue
+	s.table("leaderboard", "", columns(func(tw io.Writer) {
+		fmt.Fprintln(tw, "  UID\tSKILL\tQUALIFYING\tLAST RACE\t")
+		for _, r := range rows {
+			if r.Skipped != "" && r.Qualifying == nil {
+				continue
+			}
+			mark := ""
+			if r.Leader {
+				mark = "  <- leader"
+			}
+			qualifying, lastRace := r.ScoreCells()
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", r.UID, a.skill(r.UID), qualifying, lastRace, mark)
 		}
-		mark := ""
-		if r.Leader {
-			mark = "  <- leader"
-		}
-		qualifying, lastRace := r.ScoreCells()
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", r.UID, a.skill(r.UID), qualifying, lastRace, mark)
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w)
+	}))
 }
 
-// printIncentive waits for the first epoch boundary after block and shows
-// the incentive Yuma consensus gave each miner.
-func (a *Arena) printIncentive(ctx context.Context, w io.Writer, block uint64) error {
-	tempo := a.Devnet.Tempo()
-	netuid := a.Devnet.Netuid()
-	epoch := chain.EpochIndex(block, netuid, tempo)
-	for {
-		head, err := a.Devnet.Head(ctx)
-		if err != nil {
-			return err
-		}
-		if chain.EpochIndex(head, netuid, tempo) > epoch {
-			break
-		}
-		if err := a.Devnet.WaitForBlock(ctx, head+1); err != nil {
-			return err
-		}
-	}
-	meta, err := a.Stack.Chain.Metagraph(ctx, netuid)
+// printIncentive shows the incentive Yuma consensus gave each miner at the
+// epoch that just ended, if it changed since it was last shown.
+func (a *Arena) printIncentive(ctx context.Context, s *stream) error {
+	meta, err := a.Stack.Chain.Metagraph(ctx, a.Devnet.Netuid())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n  incentive after the epoch (block %d):\n", meta.Block)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  UID\tROLE\tSKILL\tINCENTIVE\t")
-	for _, n := range meta.Neurons {
-		role := "miner"
-		if n.UID == a.ValidatorUID {
-			role = "validator"
+	s.seen(meta.Block)
+	s.table("incentive", fmt.Sprintf("  incentive after the epoch (block %d):\n", meta.Block), columns(func(tw io.Writer) {
+		fmt.Fprintln(tw, "  UID\tROLE\tSKILL\tINCENTIVE\t")
+		for _, n := range meta.Neurons {
+			role := "miner"
+			if n.UID == a.ValidatorUID {
+				role = "validator"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%5.1f%%\t\n", n.UID, role, a.skill(n.UID), 100*chain.U16ToFloat(n.Incentive))
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%5.1f%%\t\n", n.UID, role, a.skill(n.UID), 100*chain.U16ToFloat(n.Incentive))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w)
+	}))
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -15,10 +13,6 @@ import (
 	"arena/validator"
 )
 
-// devMarker marks a data dir that `arena dev` created, so a later run
-// may replace it (its chain is gone when the process exits).
-const devMarker = ".arena-dev"
-
 func newDevCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "dev",
@@ -26,24 +20,30 @@ func newDevCommand(env *cliEnv) *cli.Command {
 		UsageText: "arena dev [--miners N] [--races N] [--data DIR] [--listen HOST:PORT]",
 		Description: "Starts a local chain (the devnet) with a subnet, registers this validator and --miners\n" +
 			"reference miners of spread skill (1.0 down to 0.2) serving on loopback, generates a catalog\n" +
-			"and a problem suite in --data, and runs the validator on fast timings. The terminal shows\n" +
+			"and a problem suite, and runs the validator on fast timings. The terminal shows\n" +
 			"the cycle live: qualifying on public problems, the race on fresh hidden problems, the\n" +
 			"leaderboard, the weights transaction and the incentive the chain gives afterwards.\n\n" +
 			"With --races N it exits 0 after N races (and their weights) with a summary; otherwise it\n" +
-			"runs until Ctrl-C. The devnet lives in memory, so each run starts a new chain: a data dir\n" +
-			"left by an earlier `arena dev` is replaced; any other non-empty directory is refused.\n" +
+			"runs until Ctrl-C. The devnet lives in memory, so each run starts a new chain and a new\n" +
+			"validator data dir, DIR/validator (the --data of `arena export` and `arena store check`).\n" +
+			"arena dev owns only that and a marker file in DIR: an earlier run's validator/ is deleted\n" +
+			"once the new run has started, anything else in DIR is left alone, and a non-empty DIR\n" +
+			"that arena dev did not make is refused.\n" +
 			"While it runs, try `arena status --api http://LISTEN` in another terminal.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "miners", Value: 8, Usage: "reference miners to run"},
 			&cli.IntFlag{Name: "races", Usage: "exit after `N` races (0: run until interrupted)"},
-			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` for the catalog, suite and database", TakesFile: true},
+			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` to keep the validator's data in (as DIR/validator)", TakesFile: true},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "operator `HOST:PORT` for /metrics, health and the API"},
 			&cli.DurationFlag{Name: "block-time", Value: 250 * time.Millisecond, Usage: "devnet block interval"},
 			&cli.BoolFlag{Name: "commit-reveal", Usage: "turn the subnet's commit-reveal on"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usageError{err: fmt.Errorf("unexpected argument %q", cmd.Args().First()), command: cmd.FullName()}
+			}
 			if cmd.Int("races") < 0 {
-				return errors.New("--races must not be negative")
+				return usageError{err: errors.New("--races must not be negative"), command: cmd.FullName()}
 			}
 			cfg, err := env.loadUnvalidated(cmd, configFlags{"listen": "metrics.listen"})
 			if err != nil {
@@ -52,7 +52,8 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			if !cmd.IsSet("log-level") {
 				cfg.Log.Level = "warn" // the live view tells the story; logs are for problems
 			}
-			cfg.DataDir = cmd.String("data")
+			home := cmd.String("data")
+			cfg.DataDir = devarena.DataDir(home)
 			if err := cfg.Validate(); err != nil {
 				return fmt.Errorf("invalid config: %w", err)
 			}
@@ -60,15 +61,12 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := prepareDevDir(env, cfg.DataDir); err != nil {
-				return err
-			}
 			out := env.stdout
 			fmt.Fprintf(out, "arena dev: starting a devnet, %d reference miners and a validator (data in %s)\n", cmd.Int("miners"), cfg.DataDir)
 			events := make(chan validator.Event, 256)
 			lastStage := ""
 			a, err := devarena.Start(ctx, devarena.Options{
-				Config: *cfg, Miners: int(cmd.Int("miners")), BlockTime: cmd.Duration("block-time"),
+				Config: *cfg, Home: home, Miners: int(cmd.Int("miners")), BlockTime: cmd.Duration("block-time"),
 				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(),
 				OnEvent: func(e validator.Event) {
 					select {
@@ -87,6 +85,9 @@ func newDevCommand(env *cliEnv) *cli.Command {
 				return err
 			}
 			defer a.Close()
+			if a.Replaced {
+				fmt.Fprintf(out, "arena dev: replaced the previous run's data in %s\n", cfg.DataDir)
+			}
 			printDevIntro(env, a)
 
 			runCtx, cancel := context.WithCancel(ctx)
@@ -106,34 +107,11 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			if sum.Leader >= 0 {
 				fmt.Fprintf(out, ", leader uid %d", sum.Leader)
 			}
-			fmt.Fprintf(out, "\ndata kept in %s: `arena export --data %s --format sft --out ./dataset` turns it into training data\n",
+			fmt.Fprintf(out, "\ndata kept in %s: `arena export --data %s --format sft --out ./out/sft` turns it into training data\n",
 				cfg.DataDir, cfg.DataDir)
 			return nil
 		},
 	}
-}
-
-// prepareDevDir makes dir usable by a fresh dev arena: created if missing,
-// emptied if an earlier `arena dev` made it, refused otherwise.
-func prepareDevDir(env *cliEnv, dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
-	case err != nil:
-		return fmt.Errorf("data dir %s: %w", dir, err)
-	default:
-		if _, err := os.Stat(filepath.Join(dir, devMarker)); err != nil {
-			return fmt.Errorf("data dir %s is not empty and was not made by `arena dev`; pass another --data", dir)
-		}
-		fmt.Fprintf(env.stdout, "arena dev: replacing the previous dev arena's data in %s\n", dir)
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("data dir %s: %w", dir, err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("data dir %s: %w", dir, err)
-	}
-	return os.WriteFile(filepath.Join(dir, devMarker), []byte("created by arena dev; safe to delete\n"), 0o600)
 }
 
 func printDevIntro(env *cliEnv, a *devarena.Arena) {

@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, environ [
 }
 
 func newApp(env *cliEnv) *cli.Command {
-	return &cli.Command{
+	app := &cli.Command{
 		Name:      "arena",
 		Usage:     "validator daemon for the arena shopping-agent subnet",
 		UsageText: "arena [global options] command [command options]",
@@ -74,6 +74,46 @@ func newApp(env *cliEnv) *cli.Command {
 			newBackupCommand(env),
 			newRestoreCommand(env),
 		},
+	}
+	oneLineUsage(app)
+	return app
+}
+
+// usageError is a mistake in the command line. The full help is one
+// --help away, so the error is a single line that says where.
+type usageError struct {
+	err     error
+	command string
+}
+
+func (e usageError) Error() string { return fmt.Sprintf("%v (see %s --help)", e.err, e.command) }
+
+// ExitCode is 2, the status getopt-style tools give a bad command line.
+func (e usageError) ExitCode() int { return 2 }
+
+func (e usageError) Unwrap() error { return e.err }
+
+// oneLineUsage makes cmd and every command under it answer a bad flag, a
+// missing argument or an unknown subcommand with a usageError instead of
+// urfave/cli's "Incorrect Usage" followed by the whole help page (and,
+// for an unknown subcommand, "No help topic" with exit status 3).
+func oneLineUsage(cmd *cli.Command) {
+	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
+		return usageError{err: err, command: c.FullName()}
+	}
+	if len(cmd.Commands) > 0 && cmd.Action == nil {
+		cmd.Action = func(_ context.Context, c *cli.Command) error {
+			if c.Args().Present() {
+				return usageError{err: fmt.Errorf("unknown command %q", c.Args().First()), command: c.FullName()}
+			}
+			if c.Root() == c {
+				return cli.ShowRootCommandHelp(c)
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
+	}
+	for _, sub := range cmd.Commands {
+		oneLineUsage(sub)
 	}
 }
 

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/rs/zerolog"
 
 	"arena/episode"
+	"arena/internal/llmclient"
 	"arena/shop"
 )
 
@@ -25,8 +26,9 @@ type LLMOptions struct {
 	Model string
 	// APIKey is sent as a bearer token; local endpoints may need none.
 	APIKey string
-	// Timeout bounds one chat request; default 50 s, under the protocol's
-	// 60 s step limit. The step's own deadline applies too.
+	// Timeout bounds one step's chat call, its retry included; default
+	// 50 s, under the protocol's 60 s step limit. The step's own deadline
+	// applies too.
 	Timeout time.Duration
 	// MaxRetries is how often a failed request is retried; default 1.
 	// Negative means none.
@@ -44,7 +46,7 @@ type LLMOptions struct {
 // never drifts from what the validator recorded.
 type LLM struct {
 	opts   LLMOptions
-	client openai.Client
+	client *llmclient.Client
 	log    zerolog.Logger
 }
 
@@ -65,14 +67,10 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	if opts.SystemPrompt == "" {
 		opts.SystemPrompt = SystemPrompt
 	}
-	// The explicit base URL and key override the client's OPENAI_*
-	// environment defaults, so the miner talks only to what it was told.
-	client := openai.NewClient(
-		option.WithBaseURL(opts.BaseURL),
-		option.WithAPIKey(opts.APIKey),
-		option.WithRequestTimeout(opts.Timeout),
-		option.WithMaxRetries(opts.MaxRetries),
-	)
+	client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, MaxRetries: opts.MaxRetries})
+	if err != nil {
+		return nil, fmt.Errorf("llm agent: %w", err)
+	}
 	return &LLM{opts: opts, client: client, log: log.With().Str("component", "miner.llm").Str("model", opts.Model).Logger()}, nil
 }
 
@@ -107,10 +105,7 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 		params.MaxTokens = openai.Int(a.opts.MaxTokens)
 	}
 	start := time.Now()
-	resp, err := a.client.Chat.Completions.New(ctx, params)
-	if err == nil && len(resp.Choices) == 0 {
-		err = errors.New("the response has no choices")
-	}
+	msg, err := a.client.Chat(ctx, params)
 	if err != nil {
 		// The episode cannot go on without the model; end it cleanly so
 		// the validator records a failure rather than a timeout.
@@ -122,7 +117,6 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 			ToolCalls: []episode.ToolCall{{ID: "terminate", Name: shop.ToolTerminate, Parameters: json.RawMessage(`{"status":"failure"}`)}},
 		}, nil
 	}
-	msg := resp.Choices[0].Message
 	act := episode.Action{Think: reasoning(msg)}
 	for _, tc := range msg.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {

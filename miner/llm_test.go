@@ -179,13 +179,14 @@ func TestLLMAgent(t *testing.T) {
 		wantStatus  string
 		wantSteps   int
 		wantThink0  string
+		wantReason  string // in the first think: the endpoint's own words
 		wantLog     string
 		wantRequest int
 	}{
 		{name: "tool calls", wantStatus: "success", wantSteps: 3,
 			wantThink0: "The user wants a specific product; I search for its title first.", wantRequest: 3},
 		{name: "endpoint error", status: http.StatusInternalServerError, wantStatus: "failure", wantSteps: 1,
-			wantThink0: "The language model endpoint failed", wantLog: "llm endpoint failed", wantRequest: 1},
+			wantThink0: "The language model endpoint failed", wantReason: "500 Internal Server Error: model overloaded", wantLog: "llm endpoint failed", wantRequest: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,6 +213,9 @@ func TestLLMAgent(t *testing.T) {
 			}
 			if !strings.HasPrefix(tr.Steps[0].Think, tt.wantThink0) {
 				t.Errorf("first think %q, want it to start with %q", tr.Steps[0].Think, tt.wantThink0)
+			}
+			if !strings.Contains(tr.Steps[0].Think, tt.wantReason) {
+				t.Errorf("first think %q lacks %q", tr.Steps[0].Think, tt.wantReason)
 			}
 			if tt.wantLog != "" && !strings.Contains(logs.String(), tt.wantLog) {
 				t.Errorf("log %q lacks %q", logs.String(), tt.wantLog)

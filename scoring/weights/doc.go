@@ -17,6 +17,17 @@
 //     numpy's pairwise float summation and numpy's "linear" quantile), so the
 //     u16 values are the ones the SDK would send.
 //
+// The reproduction is checked, not argued: testdata/sdk_vectors.json.gz holds
+// cases run through the SDK's own weight_utils.py (bittensor v10.2.0, numpy
+// 2.2.4) by testdata/gen_vectors.py, and the tests reproduce every one bit for
+// bit, intermediate float weights, quantile threshold and u16 values alike.
+//
+// The SDK accepts any numpy 2, and numpy changed np.quantile within 2.x:
+// 2.0 to 2.3 compute the virtual index (n-1)*q in float32, 2.4 and later in
+// float64. This package follows 2.0 to 2.3. The two can keep different weights
+// only with a non-zero exclude quantile; the validator passes 0, for which
+// every numpy version returns the smallest weight exactly.
+//
 // Where the SDK itself computes in float64 (the uniform branches and the
 // "fewer non-zero than minAllowed" branch, which builds its array with
 // np.ones(..., dtype=int64) * 1e-5) this package computes in float64 too.

@@ -9,7 +9,7 @@ import (
 type float interface{ ~float32 | ~float64 }
 
 // pairwiseSum reproduces numpy's add.reduce over a contiguous 1-D float array
-// (numpy/_core/src/umath/loops_utils.h: pairwise_sum). numpy does not sum
+// (numpy/_core/src/umath/loops_utils.h.src:81 at v2.2.0). numpy does not sum
 // left to right: below 8 elements it does, up to 128 elements it keeps eight
 // interleaved partial sums and combines them as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))
 // before adding the tail, and above 128 it splits in two halves (the first
@@ -59,7 +59,8 @@ func cumsum[F float](a []F) []F {
 }
 
 // quantileLinear is np.quantile(a, q) with the default method "linear" for a
-// float32 array and a Python-float q, as numpy 2 computes it: q is first cast
+// float32 array and a Python-float q, as numpy 2.0 to 2.3 compute it
+// (numpy/lib/_function_base_impl.py:4517 and :4639 at v2.2.0): q is first cast
 // to the array dtype ("use dtype of array if possible"), the virtual index is
 // (n-1)*q in float32, gamma is its fractional part (kept in float32), and the
 // interpolation is numpy's _lerp, which computes a + (b-a)*t for t < 0.5 and

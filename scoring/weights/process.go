@@ -11,14 +11,16 @@ const U16Max = 65535
 
 // limitFromFraction recovers the float64 value the SDK uses for the max weight
 // limit. The chain stores it as a u16 and the SDK turns it into the Python float
-// raw/65535; callers of ProcessWeightsForNetuid pass that fraction as float32.
-// float32(raw/65535) is injective over u16 (entries are 1.5e-5 apart, float32
-// resolves 6e-8), so when the value sits on that grid the exact float64 is
-// recovered; otherwise the float32 value is used as is.
+// raw/65535 (u16_normalized_float); callers of ProcessWeightsForNetuid pass that
+// fraction as float32. float32(raw/65535) is injective over u16 (grid points are
+// 1.5e-5 apart, float32 resolves 6e-8 below 1), so the nearest grid point is
+// the only candidate, and it is the limit exactly when it rounds back to l.
+// Rounding l*65535 to the nearest integer finds it: the float32 rounding moves
+// l by at most 3e-8, which is 2e-3 grid units, far from the 0.5 that would pick
+// the wrong neighbour. A value off the grid is used as given.
 func limitFromFraction(l float32) float64 {
-	scaled := float64(l) * U16Max
-	raw := math.Round(scaled)
-	if raw >= 0 && raw <= U16Max && math.Abs(scaled-raw) < 1e-3 && float32(raw/U16Max) == l {
+	raw := math.Round(float64(l) * U16Max)
+	if raw >= 0 && raw <= U16Max && float32(raw/U16Max) == l {
 		return raw / U16Max
 	}
 	return float64(l)
@@ -88,14 +90,7 @@ func processWeights(uids []uint16, weights []float32, n int, minAllowed int, max
 	}
 	limit := limitFromFraction(maxWeightLimit)
 
-	var nzUIDs []uint16
-	var nz []float32
-	for i, w := range weights {
-		if w > 0 {
-			nzUIDs = append(nzUIDs, uids[i])
-			nz = append(nz, w)
-		}
-	}
+	nzUIDs, nz := nonZero(uids, weights)
 
 	// SDK: np.ones(n, dtype=int64) / n, a float64 array, with uids arange(n).
 	if len(nz) == 0 || n < minAllowed {
@@ -124,10 +119,7 @@ func processWeights(uids []uint16, weights []float32, n int, minAllowed int, max
 		return outU, normalizeMaxWeight(x, limit), nil
 	}
 
-	quantile := float64(excludeQuantile) / U16Max
-	maxExclude := float64(max(0, len(nz)-minAllowed)) / float64(len(nz))
-	q := min(quantile, maxExclude)
-	lowest := quantileLinear(nz, q)
+	_, lowest := excludeThreshold(nz, minAllowed, excludeQuantile)
 
 	keptU := make([]uint16, 0, len(nz))
 	kept := make([]float32, 0, len(nz))
@@ -143,6 +135,31 @@ func processWeights(uids []uint16, weights []float32, n int, minAllowed int, max
 		out[i] = float64(v)
 	}
 	return keptU, out, nil
+}
+
+// nonZero keeps the entries with w > 0, in input order (negative weights are
+// dropped like zeros, as in the SDK).
+func nonZero(uids []uint16, weights []float32) ([]uint16, []float32) {
+	var nzUIDs []uint16
+	var nz []float32
+	for i, w := range weights {
+		if w > 0 {
+			nzUIDs = append(nzUIDs, uids[i])
+			nz = append(nz, w)
+		}
+	}
+	return nzUIDs, nz
+}
+
+// excludeThreshold returns the quantile q the SDK passes to np.quantile and the
+// threshold it gets back: weights below the threshold are dropped. The u16
+// exclude quantile is capped so that at least minAllowed weights survive. nz
+// must be non-empty.
+func excludeThreshold(nz []float32, minAllowed int, excludeQuantile uint16) (q float64, lowest float32) {
+	quantile := float64(excludeQuantile) / U16Max
+	maxExclude := float64(max(0, len(nz)-minAllowed)) / float64(len(nz))
+	q = min(quantile, maxExclude)
+	return q, quantileLinear(nz, q)
 }
 
 // ConvertWeightsAndUidsForEmit is the SDK's convert_weights_and_uids_for_emit:

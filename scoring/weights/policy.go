@@ -106,7 +106,10 @@ func (p Policy) Vector(ranked []uint16, n int) ([]float32, error) {
 	case WinnerTakeAll:
 		w[ranked[0]] += keep
 	case Taper:
-		w[ranked[0]] += keep * p.TopShare
+		// The float64 conversions round each product before the sum: without
+		// them the compiler may fuse them into one FMA on some architectures
+		// (arm64 does), and validators on different machines could disagree.
+		w[ranked[0]] += float64(keep * p.TopShare)
 		given := p.TopShare
 		k := len(ranked) / 2
 		if k >= 2 {
@@ -116,7 +119,7 @@ func (p Policy) Vector(ranked []uint16, n int) ([]float32, error) {
 			}
 			given += p.TailShare
 		}
-		w[p.BurnUID] += keep * max(0, 1-given)
+		w[p.BurnUID] += float64(keep * max(0, 1-given))
 	}
 	return toFloat32(w), nil
 }

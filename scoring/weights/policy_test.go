@@ -136,29 +136,3 @@ func TestPolicyErrors(t *testing.T) {
 		})
 	}
 }
-
-// BenchmarkWeights256 is the whole per-epoch weights path for a 256-uid
-// subnet: taper policy over 256 ranked miners, SDK normalisation with a 10%
-// exclude quantile and a binding max-weight cap, then u16 conversion.
-func BenchmarkWeights256(b *testing.B) {
-	const n = 256
-	p := Policy{Kind: Taper, TopShare: 0.5, TailShare: 0.4, BurnFraction: 0.05}
-	ranked := make([]uint16, n-1)
-	for i := range ranked {
-		ranked[i] = uint16(n - 1 - i)
-	}
-	uids := seq(n)
-	for b.Loop() {
-		w, err := p.Vector(ranked, n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pu, pw, err := ProcessWeightsForNetuid(uids, w, n, 8, limit(26214), 6553)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := ConvertWeightsAndUidsForEmit(pu, pw); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"arena/episode"
+	"arena/internal/llmclient"
 )
 
 // PromptVersion names the embedded prompt; it is stored in every llm
@@ -70,7 +70,7 @@ type LLMOptions struct {
 // grounding judge as its fallback. It is safe for concurrent use.
 type LLM struct {
 	opts     LLMOptions
-	client   openai.Client
+	client   *llmclient.Client
 	log      zerolog.Logger
 	requests *prometheus.CounterVec
 	fallback prometheus.Counter
@@ -115,17 +115,13 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	if opts.Fallback == nil {
 		opts.Fallback = NewGrounding(GroundingOptions{}, log)
 	}
-	// Retries are ours (per model, with our backoff), so the client's are
-	// off; the explicit URL and key override any OPENAI_* environment.
-	copts := []option.RequestOption{
-		option.WithBaseURL(opts.BaseURL),
-		option.WithAPIKey(opts.APIKey),
-		option.WithMaxRetries(0),
+	// Retries are ours (per model, with our backoff and metrics), so the
+	// client makes none.
+	client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient})
+	if err != nil {
+		return nil, fmt.Errorf("llm judge: %w", err)
 	}
-	if opts.HTTPClient != nil {
-		copts = append(copts, option.WithHTTPClient(opts.HTTPClient))
-	}
-	j := &LLM{opts: opts, client: openai.NewClient(copts...), log: log,
+	j := &LLM{opts: opts, client: client, log: log,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_judge_llm_requests_total",
 			Help: "LLM judge requests by model and outcome (ok, retryable, timeout, error, invalid).",
@@ -204,32 +200,25 @@ func (j *LLM) nonce() (string, error) {
 func (j *LLM) ask(ctx context.Context, params openai.ChatCompletionNewParams, model string, n int) (Verdict, error) {
 	delay := j.opts.Backoff
 	for attempt := 0; ; attempt++ {
-		rctx, cancel := context.WithTimeout(ctx, j.opts.Timeout)
-		resp, err := j.client.Chat.Completions.New(rctx, params)
-		timedOut := rctx.Err() != nil && ctx.Err() == nil
-		cancel()
+		msg, err := j.client.Chat(ctx, params)
 		if err == nil {
-			if len(resp.Choices) == 0 {
-				j.requests.WithLabelValues(model, "invalid").Inc()
-				return Verdict{}, errors.New("the response has no choices")
-			}
-			raw := resp.Choices[0].Message.Content
-			v, err := parseVerdict(raw, n)
+			v, err := parseVerdict(msg.Content, n)
 			if err != nil {
 				j.requests.WithLabelValues(model, "invalid").Inc()
 				return Verdict{}, fmt.Errorf("model %s: %w", model, err)
 			}
 			j.requests.WithLabelValues(model, "ok").Inc()
-			v.Judge, v.Model, v.PromptVersion, v.Raw = NameLLM, model, PromptVersion, raw
+			v.Judge, v.Model, v.PromptVersion, v.Raw = NameLLM, model, PromptVersion, msg.Content
 			return v, nil
 		}
-		var apiErr *openai.Error
-		retryable := errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500)
 		switch {
-		case timedOut:
+		case errors.Is(err, llmclient.ErrNoChoices):
+			j.requests.WithLabelValues(model, "invalid").Inc()
+			return Verdict{}, fmt.Errorf("model %s: %w", model, err)
+		case errors.Is(err, llmclient.ErrTimeout):
 			j.requests.WithLabelValues(model, "timeout").Inc()
-			return Verdict{}, fmt.Errorf("model %s: timed out after %s", model, j.opts.Timeout)
-		case !retryable:
+			return Verdict{}, fmt.Errorf("model %s: %w", model, err)
+		case !llmclient.Retryable(err):
 			j.requests.WithLabelValues(model, "error").Inc()
 			return Verdict{}, fmt.Errorf("model %s: %w", model, err)
 		}

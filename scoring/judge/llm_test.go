@@ -20,9 +20,10 @@ import (
 
 // reply is what the fake server answers to one request.
 type reply struct {
-	status  int    // 0 means 200
-	content string // the assistant message content
-	hang    bool   // block until the client gives up
+	status    int    // 0 means 200
+	content   string // the assistant message content
+	hang      bool   // block until the client gives up
+	noChoices bool   // answer 200 with an empty choices list
 }
 
 // fakeServer speaks the chat-completions wire format. script gives the
@@ -66,8 +67,12 @@ func newFakeServer(t *testing.T, script func(model string, attempt int) reply) *
 			fmt.Fprintf(w, `{"error":{"message":"status %d","type":"x","code":"x","param":""}}`, rep.status)
 			return
 		}
-		content, _ := json.Marshal(rep.content)
 		w.Header().Set("Content-Type", "application/json")
+		if rep.noChoices {
+			fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[]}`, model)
+			return
+		}
+		content, _ := json.Marshal(rep.content)
 		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, model, content)
 	}))
 	t.Cleanup(srv.Close)
@@ -100,17 +105,27 @@ func TestLLMJudge(t *testing.T) {
 		script    map[string][]reply // per model, per attempt; the last reply repeats
 		wantModel string             // "" means the grounding fallback
 		wantTries map[string]int
+		outcomes  map[string]float64 // arena_judge_llm_requests_total by "model/outcome"
 	}{
-		{"valid verdict", map[string][]reply{"a": {ok}}, "a", map[string]int{"a": 1}},
-		{"malformed JSON, next model", map[string][]reply{"a": {{content: `{"gates": {`}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1}},
-		{"prose, next model", map[string][]reply{"a": {{content: "The score is 0.9."}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1}},
-		{"schema violation, next model", map[string][]reply{"a": {{content: strings.Replace(validVerdict, `"compared":false`, `"compared":"no"`, 1)}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1}},
-		{"429 then success", map[string][]reply{"a": {{status: 429}, ok}}, "a", map[string]int{"a": 2}},
-		{"503 twice then success", map[string][]reply{"a": {{status: 503}, {status: 500}, ok}}, "a", map[string]int{"a": 3}},
-		{"429 beyond the retries, next model", map[string][]reply{"a": {{status: 429}}, "b": {ok}}, "b", map[string]int{"a": 3, "b": 1}},
-		{"400 is not retried", map[string][]reply{"a": {{status: 400}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1}},
-		{"timeout, next model", map[string][]reply{"a": {{hang: true}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1}},
-		{"all models fail", map[string][]reply{"a": {{status: 500}}, "b": {{content: "{}"}}, "c": {{hang: true}}}, "", map[string]int{"a": 3, "b": 1, "c": 1}},
+		{"valid verdict", map[string][]reply{"a": {ok}}, "a", map[string]int{"a": 1}, map[string]float64{"a/ok": 1}},
+		{"malformed JSON, next model", map[string][]reply{"a": {{content: `{"gates": {`}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/invalid": 1, "b/ok": 1}},
+		{"prose, next model", map[string][]reply{"a": {{content: "The score is 0.9."}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/invalid": 1, "b/ok": 1}},
+		{"schema violation, next model", map[string][]reply{"a": {{content: strings.Replace(validVerdict, `"compared":false`, `"compared":"no"`, 1)}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/invalid": 1, "b/ok": 1}},
+		{"no choices, next model", map[string][]reply{"a": {{noChoices: true}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/invalid": 1, "b/ok": 1}},
+		{"429 then success", map[string][]reply{"a": {{status: 429}, ok}}, "a", map[string]int{"a": 2}, map[string]float64{"a/retryable": 1, "a/ok": 1}},
+		{"503 twice then success", map[string][]reply{"a": {{status: 503}, {status: 500}, ok}}, "a", map[string]int{"a": 3}, map[string]float64{"a/retryable": 2, "a/ok": 1}},
+		{"429 beyond the retries, next model", map[string][]reply{"a": {{status: 429}}, "b": {ok}}, "b", map[string]int{"a": 3, "b": 1},
+			map[string]float64{"a/retryable": 3, "b/ok": 1}},
+		{"400 is not retried", map[string][]reply{"a": {{status: 400}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/error": 1, "b/ok": 1}},
+		{"timeout, next model", map[string][]reply{"a": {{hang: true}}, "b": {ok}}, "b", map[string]int{"a": 1, "b": 1},
+			map[string]float64{"a/timeout": 1, "b/ok": 1}},
+		{"all models fail", map[string][]reply{"a": {{status: 500}}, "b": {{content: "{}"}}, "c": {{hang: true}}}, "", map[string]int{"a": 3, "b": 1, "c": 1},
+			map[string]float64{"a/retryable": 3, "b/invalid": 1, "c/timeout": 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -155,8 +170,33 @@ func TestLLMJudge(t *testing.T) {
 			for _, body := range srv.requests() {
 				checkRequest(t, body)
 			}
+			if got := outcomes(t, j); fmt.Sprint(got) != fmt.Sprint(c.outcomes) {
+				t.Errorf("request outcomes %v, want %v", got, c.outcomes)
+			}
 		})
 	}
+}
+
+// outcomes reads arena_judge_llm_requests_total by "model/outcome".
+func outcomes(t *testing.T, j *LLM) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(j.requests)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			got[labels["model"]+"/"+labels["outcome"]] = m.GetCounter().GetValue()
+		}
+	}
+	return got
 }
 
 var fenceRE = regexp.MustCompile(`<<<BEGIN UNTRUSTED TRAJECTORY ([0-9a-f]{32})>>>\n(?s:.*)\n<<<END UNTRUSTED TRAJECTORY ([0-9a-f]{32})>>>\n\n(?s:(.*))$`)

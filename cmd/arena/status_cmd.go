@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,18 +22,19 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show a running validator's phase, leader, qualifiers, last weights and suite health",
-		UsageText: "arena status [--api URL] [--json]",
+		UsageText: "arena [--config FILE] status [--api URL] [--json]",
 		Description: "Reads the validator's read-only JSON API (GET /api/v1/status and /api/v1/leaderboard) and\n" +
-			"prints it as a table. The API listens on metrics.listen, 127.0.0.1:9100 by default.",
+			"prints it as a table. The API listens on metrics.listen (127.0.0.1:9100 by default), so with the\n" +
+			"validator's --config (and ARENA_* environment) status finds it by itself; --api overrides that.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "api", Value: "http://127.0.0.1:9100", Usage: "validator API base `URL`"},
+			&cli.StringFlag{Name: "api", Usage: "validator API base `URL` (default: http:// and metrics.listen)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the raw status document"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "bound on each request"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			base := strings.TrimRight(cmd.String("api"), "/")
-			if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-				return fmt.Errorf("--api %q: must be an http or https URL", base)
+			base, err := env.apiBase(cmd)
+			if err != nil {
+				return err
 			}
 			client := &http.Client{Timeout: cmd.Duration("timeout")}
 			var st validator.Status
@@ -51,6 +54,45 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// apiBase is the validator API's base URL: --api when given, otherwise
+// metrics.listen of the effective config. The config is loaded either
+// way, so a --config that cannot be read is an error, not a silent default.
+func (e *cliEnv) apiBase(cmd *cli.Command) (string, error) {
+	cfg, _, err := e.load(cmd, nil)
+	if err != nil {
+		return "", err
+	}
+	if cmd.IsSet("api") {
+		base := strings.TrimRight(cmd.String("api"), "/")
+		if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+			return "", fmt.Errorf("--api %q: must be an http or https URL", base)
+		}
+		return base, nil
+	}
+	return listenURL(cfg.Metrics.Listen)
+}
+
+// listenURL turns a listen address into a URL to dial: a wildcard host
+// (":9100", "0.0.0.0:9100", as in the Docker image) is reached on loopback.
+func listenURL(listen string) (string, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("metrics.listen %q: %w", listen, err)
+	}
+	if port == "0" {
+		return "", fmt.Errorf("metrics.listen %q is a random port; pass --api with the address the validator logged", listen)
+	}
+	switch ip, err := netip.ParseAddr(host); {
+	case host == "":
+		host = "127.0.0.1"
+	case err == nil && ip.IsUnspecified() && ip.Is6():
+		host = "::1"
+	case err == nil && ip.IsUnspecified():
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
 }
 
 func getJSON(ctx context.Context, client *http.Client, url string, out any) error {

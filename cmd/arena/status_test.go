@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"arena/validator"
+)
+
+// TestStatusFindsTheAPI: `arena status` dials metrics.listen from --config
+// (or ARENA_METRICS_LISTEN) unless --api is given, reaches a wildcard
+// listen address on loopback, and answers a config it cannot read, or a
+// listen address it cannot dial, with one error line.
+func TestStatusFindsTheAPI(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var doc any
+		switch r.URL.Path {
+		case "/api/v1/status":
+			doc = validator.Status{Validator: "0xF28C05d06f838B10b3232714521A4AE41768223F", UID: 0, Netuid: 15, HeadBlock: 4242, Phase: "idle"}
+		case "/api/v1/leaderboard":
+			doc = []validator.LeaderboardRow{}
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(doc)
+	}))
+	t.Cleanup(api.Close)
+	_, port, err := net.SplitHostPort(api.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := closedPort(t)
+
+	dir := t.TempDir()
+	config := func(name, listen string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("metrics:\n  listen: \""+listen+"\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	live := config("live.yaml", api.Listener.Addr().String())
+	wildcard := config("wildcard.yaml", ":"+port)
+	unreachable := config("dead.yaml", dead)
+	_, deadPort, err := net.SplitHostPort(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadWildcard := config("dead-wildcard.yaml", "0.0.0.0:"+deadPort)
+	random := config("random.yaml", "127.0.0.1:0")
+
+	tests := []struct {
+		name    string
+		environ []string
+		args    []string
+		wantOut string // on success
+		wantErr string // in the one error line
+	}{
+		{"listen from --config", nil, []string{"--config", live, "status"}, "block 4242", ""},
+		{"wildcard listen dialled on loopback", nil, []string{"--config", wildcard, "status"}, "block 4242", ""},
+		{"listen from the environment", []string{"ARENA_METRICS_LISTEN=" + api.Listener.Addr().String()}, []string{"status"}, "block 4242", ""},
+		{"--api wins over --config", nil, []string{"--config", unreachable, "status", "--api", api.URL}, "block 4242", ""},
+		{"--config is dialled, not the default", nil, []string{"--config", unreachable, "status"}, "", "http://" + dead + "/api/v1/status"},
+		{"wildcard named as loopback", nil, []string{"--config", deadWildcard, "status"}, "", "http://127.0.0.1:" + deadPort + "/api/v1/status"},
+		{"missing config file", nil, []string{"--config", filepath.Join(dir, "nope.yaml"), "status", "--api", api.URL}, "", "nope.yaml: no such file or directory"},
+		{"unreadable config file", nil, []string{"--config", dir, "status"}, "", "is a directory"},
+		{"random listen port", nil, []string{"--config", random, "status"}, "", "pass --api"},
+		{"bad --api", nil, []string{"status", "--api", "127.0.0.1:9100"}, "", "must be an http or https URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.environ, tt.args...)
+			if tt.wantErr == "" {
+				if code != 0 || !strings.Contains(stdout, tt.wantOut) {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0 and %q", code, stdout, stderr, tt.wantOut)
+				}
+				return
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code == 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "arena: ") || !strings.Contains(lines[0], tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want one arena: line containing %q", code, stderr, tt.wantErr)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ type metrics struct {
 	sinceWeights prometheus.Gauge
 	pool         *prometheus.GaugeVec
 	compromised  prometheus.Counter
+	hiddenUsed   prometheus.Counter
 
 	lastHead func() (chain.Head, time.Time)
 }
@@ -63,6 +64,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		compromised: prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_compromised_clusters_total",
 			Help: "Clusters marked compromised because an answer named a product the agent never observed."}),
 	}
+	m.hiddenUsed = prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_hidden_clusters_used_total",
+		Help: "Hidden leak clusters exposed by races (one per race problem); rate() over a day is the pool's consumption."})
 	m.headAge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "arena_validator_head_age_seconds",
 		Help: "Seconds since the scheduler last received a head."}, func() float64 {
 		if m.lastHead == nil {
@@ -85,7 +88,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised} {
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -83,7 +84,8 @@ func (v *Validator) qualifyingSnapshot(txn *badger.Txn) ([]race.Qualifying, map[
 		if m.Qualifying == nil || m.Endpoint == "" || m.Skipped != "" {
 			continue
 		}
-		out = append(out, race.Qualifying{UID: m.UID, Hotkey: m.Hotkey, Score: m.Qualifying.Score, QualifiedAt: m.Qualifying.Block})
+		out = append(out, race.Qualifying{UID: m.UID, Hotkey: m.Hotkey, Score: m.Qualifying.Score, QualifiedAt: m.Qualifying.Block,
+			Problems: len(m.Qualifying.Episodes)})
 	}
 	return out, by, nil
 }
@@ -114,19 +116,15 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		v.log.Error().Err(stepErr).Msg("race: qualifiers")
 		return
 	}
-	var racers []records.Racer
-	if l := st.State.Leader; l != nil {
-		if m, ok := miners[l.UID]; ok && m.Hotkey == l.Hotkey && m.Endpoint != "" {
-			racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint, Incumbent: true})
+	// No race without a qualified challenger: with only the leader there
+	// is nothing to decide, and every race spends fresh hidden clusters.
+	if len(out.Qualifiers) == 0 {
+		why := "nobody qualified"
+		if st.State.Leader != nil {
+			why = fmt.Sprintf("no challenger for leader uid %d", st.State.Leader.UID)
 		}
-	}
-	for _, q := range out.Qualifiers {
-		m := miners[q.UID]
-		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
-	}
-	if len(racers) == 0 {
-		v.log.Info().Uint64("window", window).Float64("bar", out.Bar).Int("qualifying", len(quals)).Msg("race window: nobody qualified; no race")
-		v.emit(Event{Kind: EventRaceSkipped, Block: block, Text: fmt.Sprintf("race window %d: nobody at the bar %.3f yet", window, out.Bar)})
+		v.log.Info().Uint64("window", window).Float64("bar", out.Bar).Int("qualifying", len(quals)).Msg("race window: " + why + "; no race")
+		v.emit(Event{Kind: EventRaceSkipped, Block: block, Text: fmt.Sprintf("race window %d: %s at the bar %.3f; no race", window, why, out.Bar)})
 		if err := v.opts.Store.Update(func(txn *badger.Txn) error {
 			s, err := v.rec.GetState(txn)
 			if err != nil {
@@ -138,6 +136,18 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 			v.log.Error().Err(err).Msg("race: store window")
 		}
 		return
+	}
+	var racers []records.Racer
+	// The incumbent races by right, even when it does not serve: it then
+	// scores 0 on every problem, which is how an absent leader loses.
+	if l := st.State.Leader; l != nil {
+		if m, ok := miners[l.UID]; ok && m.Hotkey == l.Hotkey {
+			racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint, Incumbent: true})
+		}
+	}
+	for _, q := range out.Qualifiers {
+		m := miners[q.UID]
+		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
 	}
 
 	if v.opts.Refill != nil {
@@ -157,7 +167,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		v.log.Error().Err(err).Msg("race: draw hidden problems; no race this window")
 		return
 	}
-	rc := records.Race{Window: window, Phase: records.PhaseRunning, StartedBlock: block, Racers: racers, Qualifying: quals}
+	rc := records.Race{Window: window, Phase: records.PhaseRunning, StartedBlock: block, StartedAt: time.Now().UTC(), Racers: racers, Qualifying: quals}
 	hotkeys := make([]string, len(racers))
 	for i, r := range racers {
 		hotkeys[i] = r.Hotkey
@@ -193,6 +203,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		return
 	}
 	v.m.setPhase("running")
+	v.m.hiddenUsed.Add(float64(len(rc.Clusters)))
 	log := v.log.With().Uint64("race", rc.ID).Logger()
 	log.Info().Uint64("window", window).Int("racers", len(racers)).Int("problems", len(problems)).Float64("bar", out.Bar).Msg("race started")
 	v.emit(Event{Kind: EventRaceStart, Block: block, RaceID: rc.ID, Text: fmt.Sprintf("race %d: %d racers on %d fresh hidden problems (bar %.3f)", rc.ID, len(racers), len(problems), out.Bar)})
@@ -200,6 +211,10 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 	meta, _, _ := v.snapshot()
 	var wg sync.WaitGroup
 	for _, r := range racers {
+		if r.Endpoint == "" {
+			log.Warn().Uint16("uid", r.UID).Msg("race: the incumbent serves no axon; it scores 0 on every problem")
+			continue
+		}
 		wg.Go(func() {
 			m := episode.Miner{UID: r.UID, Endpoint: r.Endpoint}
 			if n, ok := neuronByUID(meta, r.UID); ok {
@@ -329,8 +344,14 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 			prevLeader = int(s.State.Leader.UID)
 		}
 		// Step at the race's start block with the qualifying snapshot it
-		// started from, so re-running a judged race gives the same result.
-		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: max(rc.StartedBlock, s.State.LastBlock), Qualifying: rc.Qualifying, Race: &heat})
+		// started from and the heats stored before it, so re-running a
+		// judged race gives the same result.
+		block := max(rc.StartedBlock, s.State.LastBlock)
+		history, err := v.history(txn, id, block)
+		if err != nil {
+			return err
+		}
+		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: block, Qualifying: rc.Qualifying, Race: &heat, History: history})
 		if err != nil {
 			return err
 		}
@@ -339,7 +360,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		if err != nil {
 			return err
 		}
-		cur.Phase, cur.Results, cur.Output, cur.Episodes = records.PhaseDone, results, &o, finals
+		cur.Phase, cur.Results, cur.Output, cur.Episodes, cur.Heat = records.PhaseDone, results, &o, finals, &heat
 		v.mu.Lock()
 		cur.FinishedBlock = v.head.Number
 		v.mu.Unlock()
@@ -357,13 +378,36 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		return
 	}
 	v.m.races.WithLabelValues(string(out.Outcome)).Inc()
-	ev := log.Info().Str("outcome", string(out.Outcome)).Interface("results", results)
+	ev := log.Info().Str("outcome", string(out.Outcome)).Interface("results", results).Int("window_races", out.WindowRaces)
 	if out.Leader != nil {
 		ev = ev.Uint16("leader", out.Leader.UID)
 	}
 	ev.Msg("race done")
-	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: raceStory(id, out, results, prevLeader, v.opts.Race.Margin)})
+	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: raceStory(id, out, prevLeader, v.opts.Race)})
 	v.updatePoolMetrics(ctx)
+}
+
+// history is the evidence of the decided races before race id that
+// started within the race rule's window of block.
+func (v *Validator) history(txn *badger.Txn, id, block uint64) ([]race.Heat, error) {
+	var from uint64
+	if w := v.opts.Race.WindowBlocks; w > 0 && block > w {
+		from = block - w
+	}
+	if id <= 1 {
+		return nil, nil
+	}
+	races, err := v.rec.RacesBack(txn, id-1, from)
+	if err != nil {
+		return nil, fmt.Errorf("race evidence: %w", err)
+	}
+	var heats []race.Heat
+	for _, rc := range races {
+		if rc.Phase == records.PhaseDone && rc.Heat != nil {
+			heats = append(heats, *rc.Heat)
+		}
+	}
+	return heats, nil
 }
 
 func randomSeed() uint64 {
@@ -383,33 +427,65 @@ func (v *Validator) updatePoolMetrics(ctx context.Context) {
 	}
 }
 
-// raceStory is a race's outcome in one line, with the scores that decided
-// it: a tie or a narrow win keeps the incumbent, which looks arbitrary
-// unless the margin is shown.
-func raceStory(id uint64, out race.Output, results []race.RaceResult, prevLeader int, margin float64) string {
+// raceStory is a race's outcome in one line, with the evidence that
+// decided it: with accumulated evidence a challenger that scored more in
+// this race may still not take the crown, which looks arbitrary unless the
+// evidence and what it needed are shown.
+func raceStory(id uint64, out race.Output, prevLeader int, p race.Params) string {
 	score := func(uid int) string {
-		for _, r := range results {
+		for _, r := range out.Results {
 			if int(r.UID) == uid {
 				return fmt.Sprintf("%.3f", r.Score)
 			}
 		}
 		return "did not race"
 	}
+	need := 1 / (1 - p.Confidence)
+	evidence := func(c race.Comparison) string {
+		return fmt.Sprintf("%+.3f a problem over %d shared problems, evidence %.3g of the %.3g needed", c.MeanDiff(), c.Pairs.N, c.Evidence, need)
+	}
+	// strongest is the comparison with the most evidence, or nil.
+	strongest := func() *race.Comparison {
+		var best *race.Comparison
+		for i := range out.Decision {
+			if best == nil || out.Decision[i].Evidence > best.Evidence {
+				best = &out.Decision[i]
+			}
+		}
+		return best
+	}
 	text := fmt.Sprintf("race %d: %s", id, out.Outcome)
+	switch out.Outcome {
+	case race.Undecided:
+		text += "; no racer is shown to be the best yet"
+		if c := strongest(); c != nil {
+			text += fmt.Sprintf(" (closest: uid %d against uid %d, %s)", c.UID, c.Against, evidence(*c))
+		}
+		return text
+	case race.NoRacers, race.NoRace:
+		return text
+	}
 	if out.Leader == nil {
 		return text
 	}
 	leader := int(out.Leader.UID)
-	text += fmt.Sprintf(", leader uid %d (%s)", leader, score(leader))
+	text += fmt.Sprintf(", leader uid %d (%s this race)", leader, score(leader))
 	switch out.Outcome {
+	case race.Crowned:
+		for _, c := range out.Decision {
+			if int(c.UID) == leader {
+				text += fmt.Sprintf("; shown the best, weakest against uid %d: %s", c.Against, evidence(c))
+			}
+		}
 	case race.Defended:
-		if len(out.Ranked) > 1 {
-			best := int(out.Ranked[1])
-			text += fmt.Sprintf("; best challenger uid %d (%s) needed more than the leader plus the %.3f margin", best, score(best), margin)
+		if c := strongest(); c != nil {
+			text += fmt.Sprintf("; best challenger uid %d (%s): %s to show more than the %.3f margin", c.UID, score(int(c.UID)), evidence(*c), p.Margin)
 		}
 	case race.Dethroned:
-		if prevLeader >= 0 {
-			text += fmt.Sprintf(", beating uid %d (%s) by more than the %.3f margin", prevLeader, score(prevLeader), margin)
+		for _, c := range out.Decision {
+			if int(c.UID) == leader {
+				text += fmt.Sprintf(", shown to beat uid %d (%s) by more than the %.3f margin: %s", prevLeader, score(prevLeader), p.Margin, evidence(c))
+			}
 		}
 	}
 	return text

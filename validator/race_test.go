@@ -1,35 +1,49 @@
 package validator
 
 import (
+	"strings"
 	"testing"
 
+	"arena/config"
 	"arena/scoring/race"
 )
 
-// TestRaceStory: the race line shows the scores that decided the outcome.
+// TestRaceStory: the race line shows the evidence that decided the
+// outcome and what it needed.
 func TestRaceStory(t *testing.T) {
-	results := []race.RaceResult{{UID: 1, Score: 0.934}, {UID: 2, Score: 0.934}, {UID: 3, Score: 0.5}}
+	p := RaceParams(config.Default().Race)
+	results := []race.RaceResult{{UID: 1, Score: 0.934}, {UID: 2, Score: 0.95}, {UID: 3, Score: 0.5}}
 	leader := func(uid uint16) *race.Leader { return &race.Leader{UID: uid} }
+	cmp := func(uid, against uint16, n int, sum, ev float64) race.Comparison {
+		return race.Comparison{UID: uid, Against: against, Pairs: race.Pairs{N: n, Sum: sum, SumSq: sum}, Evidence: ev}
+	}
 	tests := []struct {
 		name string
 		out  race.Output
 		prev int
-		want string
+		want []string
 	}{
-		{"no racers", race.Output{Outcome: race.NoRacers}, -1, "race 7: no_racers"},
-		{"crowned", race.Output{Outcome: race.Crowned, Leader: leader(1), Ranked: []uint16{1, 2, 3}}, -1,
-			"race 7: crowned, leader uid 1 (0.934)"},
-		{"defended on a tie", race.Output{Outcome: race.Defended, Leader: leader(1), Ranked: []uint16{1, 2, 3}}, 1,
-			"race 7: defended, leader uid 1 (0.934); best challenger uid 2 (0.934) needed more than the leader plus the 0.010 margin"},
-		{"defended without challengers", race.Output{Outcome: race.Defended, Leader: leader(1), Ranked: []uint16{1}}, 1,
-			"race 7: defended, leader uid 1 (0.934)"},
-		{"dethroned", race.Output{Outcome: race.Dethroned, Leader: leader(2), Ranked: []uint16{2, 3}}, 4,
-			"race 7: dethroned, leader uid 2 (0.934), beating uid 4 (did not race) by more than the 0.010 margin"},
+		{"no racers", race.Output{Outcome: race.NoRacers}, -1, []string{"race 7: no_racers"}},
+		{"undecided", race.Output{Outcome: race.Undecided, Results: results,
+			Decision: []race.Comparison{cmp(1, 2, 100, 2, 1.5), cmp(2, 1, 100, 4, 3.2)}}, -1,
+			[]string{"race 7: undecided", "closest: uid 2 against uid 1, +0.040 a problem over 100 shared problems, evidence 3.2 of the 20 needed"}},
+		{"crowned", race.Output{Outcome: race.Crowned, Leader: leader(2), Results: results,
+			Decision: []race.Comparison{cmp(1, 2, 300, 3, 0.5), cmp(2, 1, 300, 30, 400)}}, -1,
+			[]string{"crowned, leader uid 2 (0.950 this race)", "weakest against uid 1: +0.100 a problem over 300 shared problems, evidence 400"}},
+		{"defended, a challenger ahead this race", race.Output{Outcome: race.Defended, Leader: leader(1), Results: results,
+			Decision: []race.Comparison{cmp(2, 1, 50, 1, 2.5), cmp(3, 1, 50, 0, 0)}}, 1,
+			[]string{"defended, leader uid 1 (0.934 this race)", "best challenger uid 2 (0.950): +0.020 a problem over 50 shared problems, evidence 2.5 of the 20 needed to show more than the 0.010 margin"}},
+		{"dethroned", race.Output{Outcome: race.Dethroned, Leader: leader(2), Results: results,
+			Decision: []race.Comparison{cmp(2, 4, 500, 50, 1e4)}}, 4,
+			[]string{"dethroned, leader uid 2 (0.950 this race), shown to beat uid 4 (did not race) by more than the 0.010 margin: +0.100 a problem over 500"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := raceStory(7, tt.out, results, tt.prev, 0.01); got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
+			got := raceStory(7, tt.out, tt.prev, p)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("got  %q\nwant it to contain %q", got, w)
+				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package records
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -86,6 +87,12 @@ type Race struct {
 	Output        *race.Output       `json:"output,omitempty"`
 	AbortReason   string             `json:"abort_reason,omitempty"`
 	Episodes      map[string]float64 `json:"episodes,omitempty"` // episode id -> final, filled when judged
+	// StartedAt is the wall-clock time the race was drawn (for the hidden
+	// clusters used per day).
+	StartedAt time.Time `json:"started_at,omitzero"`
+	// Heat is every racer's final score per problem, filled when the race
+	// is decided: the evidence later races are decided on.
+	Heat *race.Heat `json:"heat,omitempty"`
 }
 
 // RaceState is the race state machine's persisted value plus the
@@ -344,6 +351,27 @@ func (r *Records) ListRaces(txn *badger.Txn, limit int) ([]Race, error) {
 		all = all[:limit]
 	}
 	return all, err
+}
+
+// RacesBack returns the races with ids from newest down, in that order,
+// stopping at the first race that started before block from. Race ids
+// grow with their start block, so this reads only the races of the window.
+func (r *Records) RacesBack(txn *badger.Txn, newest, from uint64) ([]Race, error) {
+	var out []Race
+	for id := newest; id > 0; id-- {
+		rc, ok, err := r.GetRace(txn, id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if rc.StartedBlock < from {
+			break
+		}
+		out = append(out, rc)
+	}
+	return out, nil
 }
 
 // GetSubmission reads a weights window's submission.

@@ -108,9 +108,9 @@ func TestCommitHashOf(t *testing.T) {
 // TestSelectorCompatibility checks every method of subtensor's reference ABIs against the
 // compiled facades: same selector, argument types, return types and mutability.
 func TestSelectorCompatibility(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "reference", "subtensor-abi")
+	dir := filepath.Join("..", "..", "testdata", "subtensor-abi")
 	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("reference ABIs not found at %s (expected the shared/ folder next to the repository): %v", dir, err)
+		t.Fatalf("reference ABIs not found at %s (the copies of subtensor's ABIs in chain/testdata): %v", dir, err)
 	}
 	for _, tc := range []struct{ file, contract string }{
 		{"metagraph.abi", NameMetagraph},

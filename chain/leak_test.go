@@ -1,0 +1,24 @@
+package chain
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests when a client, head subscription or
+// devnet outlives them. The ignored functions belong to go-ethereum and the
+// devnet's node and cannot be stopped from here:
+//   - core.(*txSenderCacher).cache: a process-wide sender cache started
+//     once (sync.OnceValue) and never shut down, go-ethereum
+//     core/sender_cacher.go:27-34 and :58-76.
+//   - leveldb.(*DB).mpoolDrain: after Close of the node's in-memory peer
+//     database it waits up to a second for a pooled memtable, goleveldb
+//     leveldb/db_state.go:98-117, longer than goleak retries. A devnet left
+//     open still shows its p2p, RPC and blockchain goroutines.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/ethereum/go-ethereum/core.(*txSenderCacher).cache"),
+		goleak.IgnoreTopFunction("github.com/syndtr/goleveldb/leveldb.(*DB).mpoolDrain"),
+	)
+}

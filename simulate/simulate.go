@@ -150,9 +150,6 @@ func (sc Scenario) Validate() error {
 // blocksPerDay is how many blocks a day holds at the scenario's block time.
 func (sc Scenario) blocksPerDay() float64 { return 86400 / sc.BlockSeconds }
 
-// racesPerDay is how many race windows a day holds.
-func (sc Scenario) racesPerDay() float64 { return sc.blocksPerDay() / float64(sc.RaceEveryBlocks) }
-
 // Best is the truly best miner: the highest mean success over the type
 // mix, the lower uid on a tie.
 func (sc Scenario) Best() uint16 {

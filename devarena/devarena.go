@@ -72,10 +72,15 @@ func FastTimings(cfg config.Config) config.Config {
 	cfg.Validator.RaceEveryBlocks = 40
 	cfg.Validator.WeightsEveryBlocks = 10
 	cfg.Validator.QualifyingProblems = 6
-	cfg.Validator.RaceProblems = 8
+	// Races are decided on accumulated evidence at the default confidence
+	// (docs/scoring.md); 30 problems a race lets clearly different miners
+	// be told apart within a few devnet races, and the window keeps the
+	// same 140 races as finney's 7 days.
+	cfg.Validator.RaceProblems = 30
 	cfg.Validator.QualifyingConcurrency = 4
 	cfg.Validator.PublicProblems = 40
-	cfg.Validator.HiddenMinClusters = 24
+	cfg.Validator.HiddenMinClusters = 60
+	cfg.Race.WindowBlocks = 140 * cfg.Validator.RaceEveryBlocks
 	cfg.Catalog.File, cfg.Catalog.Products = "", 20_000
 	cfg.Episode.StepTimeout = config.Duration{Duration: 10 * time.Second}
 	cfg.Episode.EpisodeTimeout = config.Duration{Duration: 60 * time.Second}

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +27,7 @@ import (
 	"arena/episode"
 	"arena/store"
 	"arena/suite"
+	"arena/validator"
 	"arena/validator/records"
 )
 
@@ -139,12 +143,15 @@ func num(m map[string]any, key string) uint64 {
 	return uint64(f)
 }
 
-// TestCrashRestart kills a real `arena run` process with SIGKILL ten
-// times — four at chosen points (mid-race with episodes in flight, after
-// a race is decided but before its weights, after a weights commit before
-// its reveal, with a commit broadcast but its receipt not recorded) and
-// six at random points — restarting it on the same data dir each time.
-// Afterwards: the interrupted race was aborted and re-run on fresh
+// TestCrashRestart kills a real `arena run` process with SIGKILL at four
+// chosen points — mid-race with episodes in flight, after a race is decided
+// but before its weights, after a weights commit before its reveal, with a
+// commit broadcast but its receipt not recorded — then once the restart has
+// settled that commit, and six times at random points (seeded: replay with
+// ARENATEST_SEED), restarting it on the same data dir each time. After each
+// chosen kill a copy of the data dir shows the state the kill left; a kill
+// that landed past its state is retried, and the test fails if it never
+// lands. Afterwards: the interrupted race was aborted and re-run on fresh
 // problems, no episode is stored twice, each weights window has one
 // submission, the pending reveal was revealed, the commit in flight was
 // settled, commits and reveals on chain match the records one for one, a
@@ -156,8 +163,10 @@ func TestCrashRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base := config.Default()
+	// Epochs of 20 s (tempo 200 at 100 ms blocks): a commit's reveal epoch
+	// must outlast a kill, a look at the data dir and a restart.
 	a, err := devarena.Start(ctx, devarena.Options{Config: base, Miners: 3, BlockTime: 100 * time.Millisecond, CommitReveal: true,
-		Tempo: 100, ChainOnly: true, WrapAgent: func(ag episode.Agent) episode.Agent { return slowAgent{ag, 40 * time.Millisecond} }}, zerolog.Nop())
+		Tempo: 200, ChainOnly: true, WrapAgent: func(ag episode.Agent) episode.Agent { return slowAgent{ag, 40 * time.Millisecond} }}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,45 +204,113 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	}
 
 	// 1. Mid-race: episodes in flight.
-	p := startValidator(t, cfgPath)
-	started := p.waitFor(t, "race started", 3*time.Minute, nil)
-	firstRace := num(started, "race")
-	p.kill(t)
-	t.Logf("killed mid-race %d", firstRace)
+	var firstRace uint64
+	crashAt(t, "mid-race, episodes in flight", func(int) (bool, string) {
+		p := startValidator(t, cfgPath)
+		firstRace = num(p.waitFor(t, "race started", 3*time.Minute, nil), "race")
+		p.kill(t)
+		var (
+			rc  records.Race
+			eps []string
+		)
+		killedState(t, data, func(rec *records.Records, txn *badger.Txn) (err error) {
+			if rc, _, err = rec.GetRace(txn, firstRace); err != nil {
+				return err
+			}
+			eps, err = rec.RaceEpisodes(txn, firstRace)
+			return err
+		})
+		return rc.Phase == records.PhaseRunning, fmt.Sprintf("race %d %s, %d of %d episodes stored", firstRace, rc.Phase, len(eps), len(rc.Racers)*len(rc.Problems))
+	})
 
-	// 2. Race decided, weights not yet sent for it.
-	p = startValidator(t, cfgPath)
-	p.waitFor(t, "race interrupted mid-episodes: aborted; a new race will be drawn", time.Minute, nil)
-	done := p.waitFor(t, "race done", 3*time.Minute, nil)
-	decided := num(done, "race")
-	if decided == firstRace {
-		t.Fatalf("race %d finished after being interrupted mid-episodes; it should have been aborted", decided)
-	}
-	p.kill(t)
-	t.Logf("killed after race %d was decided", decided)
+	// 2. Race decided, weights not yet sent since.
+	var decided, decidedAt uint64
+	crashAt(t, "race decided, weights not sent since", func(attempt int) (bool, string) {
+		p := startValidator(t, cfgPath)
+		if attempt == 1 {
+			p.waitFor(t, "race interrupted mid-episodes: aborted; a new race will be drawn", time.Minute, nil)
+		}
+		decided = num(p.waitFor(t, "race done", 3*time.Minute, nil), "race")
+		p.kill(t)
+		if decided == firstRace {
+			t.Fatalf("race %d finished after being interrupted mid-episodes; it should have been aborted", decided)
+		}
+		var (
+			rc   records.Race
+			subs []records.Submission
+		)
+		killedState(t, data, func(rec *records.Records, txn *badger.Txn) (err error) {
+			if rc, _, err = rec.GetRace(txn, decided); err != nil {
+				return err
+			}
+			subs, err = rec.ListSubmissions(txn)
+			return err
+		})
+		decidedAt = rc.FinishedBlock
+		sent := slices.ContainsFunc(subs, func(s records.Submission) bool { return s.CreatedBlock >= decidedAt })
+		return rc.Phase == records.PhaseDone && !sent, fmt.Sprintf("race %d %s at block %d, weights sent since: %v", decided, rc.Phase, decidedAt, sent)
+	})
 
-	// 3. Weights for that race committed, reveal pending.
-	p = startValidator(t, cfgPath)
-	committed := p.waitFor(t, "weights committed", 2*time.Minute, func(m map[string]any) bool { return num(m, "race") >= decided })
-	window := num(committed, "window")
-	p.kill(t)
-	t.Logf("killed after committing window %d", window)
+	// 3. Weights committed after that race, reveal pending. (The weights
+	// follow the race state's ranking, which a race may leave as it was.)
+	var window uint64
+	crashAt(t, "weights committed, reveal pending", func(int) (bool, string) {
+		p := startValidator(t, cfgPath)
+		api, _ := p.waitFor(t, "operator endpoints: /metrics /livez /readyz /api/v1", time.Minute, nil)["listen"].(string)
+		committed := p.waitFor(t, "weights committed", 2*time.Minute, func(m map[string]any) bool { return num(m, "block") > decidedAt })
+		window = num(committed, "window")
+		// The line comes just before the commit is recorded: the kill
+		// waits until the operator API shows the record.
+		waitLastWeights(t, api, window, records.StatusCommitted)
+		p.kill(t)
+		var sub records.Submission
+		killedState(t, data, func(rec *records.Records, txn *badger.Txn) (err error) {
+			sub, _, err = rec.GetSubmission(txn, window)
+			return err
+		})
+		return sub.Status == records.StatusCommitted && sub.Block > 0 && sub.RevealBlock == 0,
+			fmt.Sprintf("window %d %s (commit block %d, reveal block %d)", window, sub.Status, sub.Block, sub.RevealBlock)
+	})
 
 	// The pending reveal is revealed after the restart.
-	p = startValidator(t, cfgPath)
+	p := startValidator(t, cfgPath)
 	p.waitFor(t, "weights revealed", 2*time.Minute, func(m map[string]any) bool { return num(m, "window") == window })
 
 	// 4. A commit broadcast, its receipt not yet recorded: the restart
 	// settles it from the stored signed transaction, without a second
 	// commit (counted on chain below).
-	sent := p.waitFor(t, "transaction sent", 2*time.Minute, func(m map[string]any) bool { return m["op"] == "commitWeights" })
+	var inFlight string
+	crashAt(t, "commit broadcast, receipt not recorded", func(attempt int) (bool, string) {
+		if attempt > 1 {
+			p = startValidator(t, cfgPath)
+		}
+		sent := p.waitFor(t, "transaction sent", 2*time.Minute, func(m map[string]any) bool { return m["op"] == "commitWeights" })
+		p.kill(t)
+		inFlight, _ = sent["tx"].(string)
+		var sub *records.Submission
+		killedState(t, data, func(rec *records.Records, txn *badger.Txn) error {
+			subs, err := rec.ListSubmissions(txn)
+			for i := range subs {
+				if subs[i].TxHash == inFlight {
+					sub = &subs[i]
+				}
+			}
+			return err
+		})
+		if sub == nil {
+			return false, fmt.Sprintf("no submission holds tx %s", inFlight)
+		}
+		return sub.Status == records.StatusPending && sub.RawTx != "",
+			fmt.Sprintf("window %d %s with tx %s (signed transaction kept: %v)", sub.Window, sub.Status, inFlight, sub.RawTx != "")
+	})
+	p = startValidator(t, cfgPath)
+	p.waitFor(t, "pending weights transaction settled from the chain", 2*time.Minute, func(m map[string]any) bool { return m["tx"] == inFlight })
 	p.kill(t)
-	inFlight, _ := sent["tx"].(string)
-	t.Logf("killed with commit %s in flight", inFlight)
+	t.Logf("the restart settled commit %s from the chain; killed again", inFlight)
 
 	// Six more kills at random points across qualifying, races, judging
 	// and weights: 0.2–4 s after the validator is ready.
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	r := rand.New(rand.NewPCG(testSeed(t), 3))
 	for i := 0; i < 6; i++ {
 		p = startValidator(t, cfgPath)
 		p.waitFor(t, "first sync done; ready", time.Minute, nil)
@@ -303,7 +380,7 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 				}
 			}
 		}
-		t.Logf("%d races after 10 kills", len(races))
+		t.Logf("%d races after the kills", len(races))
 		first, ok, err := rec.GetRace(txn, firstRace)
 		if err != nil || !ok {
 			t.Fatalf("race %d: ok=%v err=%v", firstRace, ok, err)
@@ -368,4 +445,87 @@ episode: {step_timeout: 10s, episode_timeout: 60s}
 	if events.Committed != committedSubs {
 		t.Errorf("%d commits on chain from uid %d, %d submissions recorded as committed", events.Committed, val.UID, committedSubs)
 	}
+}
+
+// crashAt runs one chosen crash scenario: try starts (or keeps) the
+// validator, kills it at the scenario's trigger and reports from the data
+// dir whether the kill landed in the scenario's state, and what it found
+// there. The trigger is a log line, so the process may move on before the
+// kill arrives; such an attempt is retried, three at most, and the test
+// fails if none lands.
+func crashAt(t *testing.T, scenario string, try func(attempt int) (landed bool, found string)) {
+	t.Helper()
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		landed, found := try(attempt)
+		if landed {
+			t.Logf("killed %s: %s", scenario, found)
+			return
+		}
+		if attempt == attempts {
+			t.Fatalf("%d kills meant for %q all missed it; the last found %s", attempts, scenario, found)
+		}
+		t.Logf("kill meant for %q missed it (%s); trying again", scenario, found)
+	}
+}
+
+// waitLastWeights waits until the validator's operator API at addr shows
+// the submission for window with status want as its last weights.
+func waitLastWeights(t *testing.T, addr string, window uint64, want records.SubmissionStatus) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last *records.Submission
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := client.Get("http://" + addr + "/api/v1/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st validator.Status
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("status from %s: %v", addr, err)
+		}
+		if last = st.LastWeights; last != nil && last.Window == window && last.Status == want {
+			return
+		}
+	}
+	t.Fatalf("the operator API did not show window %d %s within 30 s; last weights %+v", window, want, last)
+}
+
+// killedState shows fn the data dir as a kill left it, through a copy: the
+// copy is recovered and read, the original is left for the next start to
+// recover by itself.
+func killedState(t *testing.T, data string, fn func(rec *records.Records, txn *badger.Txn) error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	// Badger's files are sparse; cp keeps them so.
+	if out, err := exec.Command("cp", "-r", "--sparse=always", data, dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy the data dir: %v: %s", err, out)
+	}
+	st, err := store.Open(store.Options{Dir: dir}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := records.New()
+	if err := st.View(func(txn *badger.Txn) error { return fn(rec, txn) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
+// is logged so that a failure can be replayed.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ARENATEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
+	return seed
 }

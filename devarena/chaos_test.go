@@ -3,7 +3,10 @@ package devarena
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,9 +41,18 @@ func (b *lockedBuffer) String() string {
 
 func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
+	v, err := metricSum(reg, name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return v
+}
+
+// metricSum adds up every series of the counter or gauge name.
+func metricSum(reg *prometheus.Registry, name string) (float64, error) {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return 0, err
 	}
 	total := 0.0
 	for _, mf := range mfs {
@@ -51,14 +63,16 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 			total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 		}
 	}
-	return total
+	return total, nil
 }
 
 // TestChaosChainDrops stops and restarts the devnet's websocket server 10
-// times at random points during a multi-race run. Every race that starts
-// completes, weights keep landing once the chain is back, no weights
-// transaction is sent twice for a window, and the head gaps show in the
-// logs and the metrics.
+// times at random points during a multi-race run (seeded: replay with
+// ARENATEST_SEED). Each drop is seen to cut the validator's head
+// subscription and the validator to resubscribe before the next one.
+// Every race that starts completes, weights keep landing once the chain is
+// back, no weights transaction is sent twice for a window, and the head
+// gaps show in the logs and the metrics.
 func TestChaosChainDrops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run")
@@ -88,15 +102,30 @@ func TestChaosChainDrops(t *testing.T) {
 	go func() { runDone <- a.Run(ctx) }()
 	defer a.Close()
 
-	// The drops: 10 outages of 0.3–1.5 s at random points, 0.5–3 s apart.
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
+	// The drops: 10 outages of 0.3–1.5 s at random points, each 0.5–3 s
+	// after the validator resubscribed following the previous one (two
+	// outages closer than its reconnect back-off would count as one).
+	r := rand.New(rand.NewPCG(testSeed(t), 9))
+	const drops = 10
 	dropsDone := make(chan struct{})
+	var dropErr error
 	go func() {
 		defer close(dropsDone)
-		for i := 0; i < 10; i++ {
+		// A resubscribe counts only once a subscription has delivered heads.
+		select {
+		case <-a.Stack.Validator.ReadyC():
+		case <-ctx.Done():
+			return
+		}
+		for i := range drops {
 			select {
 			case <-time.After(time.Duration(500+r.IntN(2500)) * time.Millisecond):
 			case <-ctx.Done():
+				return
+			}
+			before, err := metricSum(reg, "arena_chain_resubscribes_total")
+			if err != nil {
+				dropErr = err
 				return
 			}
 			a.Devnet.StopServer()
@@ -105,7 +134,11 @@ func TestChaosChainDrops(t *testing.T) {
 			case <-ctx.Done():
 			}
 			if err := a.Devnet.StartServer(); err != nil {
-				t.Errorf("restart the devnet server: %v", err)
+				dropErr = fmt.Errorf("restart the devnet server: %w", err)
+				return
+			}
+			if err := waitResubscribed(ctx, reg, before); err != nil {
+				dropErr = fmt.Errorf("drop %d: %w", i+1, err)
 				return
 			}
 		}
@@ -113,9 +146,9 @@ func TestChaosChainDrops(t *testing.T) {
 
 	started, finished := map[uint64]bool{}, map[uint64]bool{}
 	var weightsAfterDrops int
-	drops := dropsDone
+	dropping := dropsDone
 	deadline := time.After(4 * time.Minute)
-	for drops != nil || weightsAfterDrops < 2 || len(finished) < 3 || len(finished) < len(started) {
+	for dropping != nil || weightsAfterDrops < 2 || len(finished) < 3 || len(finished) < len(started) {
 		select {
 		case e := <-events:
 			switch e.Kind {
@@ -124,13 +157,16 @@ func TestChaosChainDrops(t *testing.T) {
 			case validator.EventRaceDone:
 				finished[e.RaceID] = true
 			case validator.EventWeightsSet:
-				if drops == nil {
+				if dropping == nil {
 					weightsAfterDrops++
 				}
 			}
-		case <-drops:
-			drops = nil
-			t.Logf("10 drops done; %d races started, %d finished", len(started), len(finished))
+		case <-dropping:
+			dropping = nil
+			if dropErr != nil {
+				t.Fatal(dropErr)
+			}
+			t.Logf("%d drops done; %d races started, %d finished", drops, len(started), len(finished))
 		case <-deadline:
 			t.Fatalf("after 4 minutes: %d races started, %d finished, %d weights after the drops; logs:\n%s",
 				len(started), len(finished), weightsAfterDrops, tail(logs.String(), 40))
@@ -187,14 +223,52 @@ func TestChaosChainDrops(t *testing.T) {
 
 	// The gaps are visible to the operator.
 	if gaps := counterValue(t, reg, "arena_chain_head_gap_blocks_total"); gaps == 0 {
-		t.Error("arena_chain_head_gap_blocks_total is 0 after 10 drops")
+		t.Errorf("arena_chain_head_gap_blocks_total is 0 after %d drops", drops)
 	}
-	if n := counterValue(t, reg, "arena_chain_resubscribes_total"); n < 5 {
-		t.Errorf("arena_chain_resubscribes_total = %v after 10 drops", n)
+	if n := counterValue(t, reg, "arena_chain_resubscribes_total"); n < drops {
+		t.Errorf("arena_chain_resubscribes_total = %v after %d drops, want at least one per drop", n, drops)
 	}
 	if !strings.Contains(logs.String(), "head gap") {
 		t.Error("no head gap in the logs")
 	}
+}
+
+// waitResubscribed waits until the validator's head subscription has been
+// re-established since it was before.
+func waitResubscribed(ctx context.Context, reg *prometheus.Registry, before float64) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := metricSum(reg, "arena_chain_resubscribes_total")
+		switch {
+		case err != nil:
+			return err
+		case n > before:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("the validator did not resubscribe within 30 s of the server coming back (%v resubscribes in all)", n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
+// is logged so that a failure can be replayed.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ARENATEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
+	return seed
 }
 
 func tail(s string, n int) string {

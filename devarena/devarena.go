@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,6 +40,10 @@ type Options struct {
 	// Miners is the number of reference miners, with skills spread from 1
 	// down to 0.2 (default 8).
 	Miners int
+	// Validators is the number of independent validators (default 1), each
+	// with its own key, store, metrics listener and hidden draws. The first
+	// is narrated (OnEvent, Registry); the others run quietly beside it.
+	Validators int
 	// BlockTime is the devnet's block interval (default 250ms).
 	BlockTime time.Duration
 	// Tempo is the devnet's epoch length in blocks (default 20).
@@ -99,11 +105,16 @@ type MinerInfo struct {
 // Arena is a running development arena: a devnet with a subnet, reference
 // miners serving on loopback, and a validator.
 type Arena struct {
-	Devnet       *devnet.Devnet
+	Devnet *devnet.Devnet
+	// Stack is the first validator's, the one the live view follows;
+	// Stacks holds every validator's, Stack first.
 	Stack        *validator.Stack
+	Stacks       []*validator.Stack
 	Miners       []MinerInfo
 	ValidatorUID uint16
-	Config       config.Config
+	// ValidatorUIDs are every validator's uids, in Stacks order.
+	ValidatorUIDs []uint16
+	Config        config.Config
 	// Replaced reports that Options.Home held an earlier run's data, which
 	// this run's start deleted.
 	Replaced bool
@@ -128,6 +139,12 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 	}
 	if opts.Miners < 1 || opts.Miners > 200 {
 		return nil, fmt.Errorf("miners %d: must be between 1 and 200", opts.Miners)
+	}
+	if opts.Validators == 0 {
+		opts.Validators = 1
+	}
+	if opts.Validators < 1 || opts.Validators > 16 {
+		return nil, fmt.Errorf("validators %d: must be between 1 and 16", opts.Validators)
 	}
 	if opts.BlockTime == 0 {
 		opts.BlockTime = 250 * time.Millisecond
@@ -169,7 +186,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 	}
 	hyper := &devnet.Hyper{WeightsSetRateLimit: opts.RateLimit, MinAllowedWeights: 1, CommitRevealEnabled: opts.CommitReveal, CommitRevealInterval: 1}
 	a.Devnet, err = devnet.New(devnet.Options{Listen: "127.0.0.1:0", BlockTime: opts.BlockTime, Netuid: cfg.Chain.Netuid, Tempo: opts.Tempo,
-		Validators: 1, Miners: opts.Miners, Seed: 7, Hyper: hyper}, log, opts.Registry)
+		Validators: opts.Validators, Miners: opts.Miners, Seed: 7, Hyper: hyper}, log, opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("devnet: %w", err)
 	}
@@ -205,17 +222,41 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 		return nil, err
 	}
 
-	val := a.Devnet.ByRole("validator")[0]
-	a.ValidatorUID = val.UID
+	vals := a.Devnet.ByRole("validator")
+	a.ValidatorUID = vals[0].UID
+	for _, v := range vals {
+		a.ValidatorUIDs = append(a.ValidatorUIDs, v.UID)
+	}
 	if opts.ChainOnly {
 		return a, nil
 	}
-	a.Stack, err = validator.OpenStack(ctx, validator.StackOptions{Config: cfg, Signer: val.Signer(), Registry: opts.Registry,
-		OnEvent: opts.OnEvent, Progress: opts.Progress, DrawSeed: opts.DrawSeed}, log)
-	if err != nil {
-		return nil, err
+	for i, val := range vals {
+		vcfg, reg, onEvent, drawSeed := cfg, opts.Registry, opts.OnEvent, opts.DrawSeed
+		if i > 0 {
+			// Its own store and listener; its own hidden draws (a random
+			// seed), as an independent validator would have.
+			vcfg.DataDir = peerDataDir(cfg.DataDir, opts.Home, i)
+			vcfg.Metrics.Listen = "127.0.0.1:0"
+			reg, onEvent, drawSeed = prometheus.NewRegistry(), nil, nil
+		}
+		stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: vcfg, Signer: val.Signer(), Registry: reg,
+			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed}, log.With().Uint16("validator_uid", val.UID).Logger())
+		if err != nil {
+			return nil, fmt.Errorf("validator uid %d: %w", val.UID, err)
+		}
+		a.Stacks = append(a.Stacks, stack)
 	}
+	a.Stack = a.Stacks[0]
 	return a, nil
+}
+
+// peerDataDir is the data dir of the validator at index i > 0: beside the
+// first one's in a home, or beside Config.DataDir otherwise.
+func peerDataDir(first, home string, i int) string {
+	if home != "" {
+		return peerDir(home, i)
+	}
+	return fmt.Sprintf("%s.validator-%d", filepath.Clean(first), i+1)
 }
 
 // startMiners serves a heuristic agent per miner account on a loopback port
@@ -286,11 +327,19 @@ func (a *Arena) Run(ctx context.Context) error {
 	for i, srv := range a.servers {
 		g.Go(func() error { return srv.Serve(gctx, a.lns[i]) })
 	}
-	if a.Stack != nil {
-		g.Go(func() error {
-			defer close(validatorDone)
-			return a.Stack.Run(gctx)
-		})
+	if len(a.Stacks) > 0 {
+		var stacks sync.WaitGroup
+		for _, st := range a.Stacks {
+			stacks.Add(1)
+			g.Go(func() error {
+				defer stacks.Done()
+				return st.Run(gctx)
+			})
+		}
+		go func() {
+			stacks.Wait()
+			close(validatorDone)
+		}()
 	} else {
 		close(validatorDone)
 	}
@@ -303,8 +352,8 @@ func (a *Arena) Run(ctx context.Context) error {
 
 // Close stops everything Start opened.
 func (a *Arena) Close() {
-	if a.Stack != nil {
-		a.Stack.Close()
+	for _, st := range a.Stacks {
+		st.Close()
 	}
 	for _, ln := range a.lns {
 		_ = ln.Close()
@@ -317,30 +366,54 @@ func (a *Arena) Close() {
 // homeMarker marks a directory as `arena dev`'s home.
 const homeMarker = ".arena-dev"
 
-// homeData names the validator's data dir inside a home; the part of a
-// home arena dev replaces on each run.
+// homeData names the first validator's data dir inside a home; with
+// several validators the others' are homeData-2, homeData-3, ... These
+// are the parts of a home arena dev replaces on each run.
 const homeData = "validator"
 
 // replacedPrefix names an earlier run's data while a new run starts.
 const replacedPrefix = homeData + ".replaced-"
 
-// DataDir is where a dev arena with Options.Home keeps the validator's data
-// (the --data of `arena export` and `arena store check`).
+// DataDir is where a dev arena with Options.Home keeps the first
+// validator's data (the --data of `arena export` and `arena store check`).
 func DataDir(home string) string { return filepath.Join(home, homeData) }
 
+// peerDir is the data dir of the validator at index i > 0 in a home.
+func peerDir(home string, i int) string {
+	return filepath.Join(home, fmt.Sprintf("%s-%d", homeData, i+1))
+}
+
+// ownedData lists the validators' data dirs present in a home: homeData
+// and homeData-N.
+func ownedData(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		rest, peer := strings.CutPrefix(name, homeData+"-")
+		if name == homeData || peer && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
 // home is a directory arena dev shares with its user: it owns the marker
-// file, the validator's data dir and that dir's replaced copies, and
-// leaves everything else alone.
+// file, the validators' data dirs and their replaced copies, and leaves
+// everything else alone.
 type home struct {
 	dir     string
 	created bool   // the directory did not exist
 	marked  bool   // this run wrote the marker
 	aside   string // where the earlier run's data waits, if there was one
-	fresh   bool   // the validator's data dir is this run's
+	fresh   bool   // the validators' data dirs are this run's
 }
 
 // openHome accepts dir if it is missing, empty or marked, marks it, and
-// moves an earlier run's data aside.
+// moves an earlier run's data (every validator's) aside.
 func openHome(dir string) (*home, error) {
 	h := &home{dir: dir}
 	entries, err := os.ReadDir(dir)
@@ -359,19 +432,27 @@ func openHome(dir string) (*home, error) {
 	}
 	marker := filepath.Join(dir, homeMarker)
 	if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
-		note := "made by `arena dev`: each run replaces " + homeData + "/ here; anything else in this directory is left alone\n"
+		note := "made by `arena dev`: each run replaces " + homeData + "/ (and " + homeData + "-N/ with several validators) here; anything else in this directory is left alone\n"
 		if err := os.WriteFile(marker, []byte(note), 0o600); err != nil {
 			return nil, errors.Join(fmt.Errorf("data dir %s: %w", dir, err), h.rollback())
 		}
 		h.marked = true
 	}
-	data := DataDir(dir)
-	if _, err := os.Lstat(data); err == nil {
+	owned, err := ownedData(dir)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("data dir %s: %w", dir, err), h.rollback())
+	}
+	if len(owned) > 0 {
 		aside := filepath.Join(dir, replacedPrefix+strconv.FormatInt(time.Now().UnixNano(), 36))
-		if err := os.Rename(data, aside); err != nil {
-			return nil, errors.Join(fmt.Errorf("data dir %s: move the earlier run's data aside: %w", dir, err), h.rollback())
+		if err := os.Mkdir(aside, 0o700); err != nil {
+			return nil, errors.Join(fmt.Errorf("data dir %s: %w", dir, err), h.rollback())
 		}
 		h.aside = aside
+		for _, name := range owned {
+			if err := os.Rename(filepath.Join(dir, name), filepath.Join(aside, name)); err != nil {
+				return nil, errors.Join(fmt.Errorf("data dir %s: move the earlier run's data aside: %w", dir, err), h.rollback())
+			}
+		}
 	}
 	h.fresh = true
 	return h, nil
@@ -394,15 +475,29 @@ func (h *home) commit() error {
 // rollback undoes openHome after a failed start: this run's data goes, the
 // earlier run's comes back, and a marker or directory this run made goes.
 func (h *home) rollback() error {
-	data := DataDir(h.dir)
 	if h.fresh {
-		if err := os.RemoveAll(data); err != nil {
-			return fmt.Errorf("data dir %s: remove this run's data: %w", h.dir, err)
+		owned, err := ownedData(h.dir)
+		if err != nil {
+			return fmt.Errorf("data dir %s: %w", h.dir, err)
+		}
+		for _, name := range owned {
+			if err := os.RemoveAll(filepath.Join(h.dir, name)); err != nil {
+				return fmt.Errorf("data dir %s: remove this run's data: %w", h.dir, err)
+			}
 		}
 	}
 	if h.aside != "" {
-		if err := os.Rename(h.aside, data); err != nil {
+		back, err := os.ReadDir(h.aside)
+		if err != nil {
 			return fmt.Errorf("data dir %s: the earlier run's data is in %s: %w", h.dir, h.aside, err)
+		}
+		for _, e := range back {
+			if err := os.Rename(filepath.Join(h.aside, e.Name()), filepath.Join(h.dir, e.Name())); err != nil {
+				return fmt.Errorf("data dir %s: the earlier run's data is in %s: %w", h.dir, h.aside, err)
+			}
+		}
+		if err := os.Remove(h.aside); err != nil {
+			return fmt.Errorf("data dir %s: %w", h.dir, err)
 		}
 	}
 	if h.marked {

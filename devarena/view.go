@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -199,6 +200,27 @@ func (a *Arena) printLeaderboard(s *stream) {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", r.UID, a.skill(r.UID), qualifying, lastRace, mark)
 		}
 	}))
+	if len(a.Stacks) > 1 {
+		s.table("leaders", "", a.leadersLine())
+	}
+}
+
+// leadersLine names every validator's leader: independent validators,
+// each on its own hidden problems, should name the same one.
+func (a *Arena) leadersLine() string {
+	var b bytes.Buffer
+	b.WriteString("  leaders:")
+	for i, st := range a.Stacks {
+		leader := "none yet"
+		if rows, err := st.Validator.Leaderboard(); err != nil {
+			leader = "unavailable"
+		} else if len(rows) > 0 && rows[0].Leader {
+			leader = fmt.Sprintf("uid %d", rows[0].UID)
+		}
+		fmt.Fprintf(&b, " validator uid %d → %s;", a.ValidatorUIDs[i], leader)
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // printIncentive shows the incentive Yuma consensus gave each miner at the
@@ -210,13 +232,14 @@ func (a *Arena) printIncentive(ctx context.Context, s *stream) error {
 	}
 	s.seen(meta.Block)
 	s.table("incentive", fmt.Sprintf("  incentive after the epoch (block %d):\n", meta.Block), columns(func(tw io.Writer) {
-		fmt.Fprintln(tw, "  UID\tROLE\tSKILL\tINCENTIVE\t")
+		fmt.Fprintln(tw, "  UID\tROLE\tSKILL\tINCENTIVE\tCONSENSUS\tVTRUST\tDIVIDENDS\t")
 		for _, n := range meta.Neurons {
 			role := "miner"
-			if n.UID == a.ValidatorUID {
+			if slices.Contains(a.ValidatorUIDs, n.UID) {
 				role = "validator"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%5.1f%%\t\n", n.UID, role, a.skill(n.UID), 100*chain.U16ToFloat(n.Incentive))
+			pct := func(v uint16) string { return fmt.Sprintf("%5.1f%%", 100*chain.U16ToFloat(v)) }
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n.UID, role, a.skill(n.UID), pct(n.Incentive), pct(n.Consensus), pct(n.Vtrust), pct(n.Dividends))
 		}
 	}))
 	return nil

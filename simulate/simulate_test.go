@@ -124,11 +124,13 @@ func TestCountsAndCost(t *testing.T) {
 	if res.Checkpoints[0].Leaders["uid 1"] != 1 {
 		t.Fatalf("leaders %v, want uid 1 everywhere", res.Checkpoints[0].Leaders)
 	}
-	// A challenger there from the start races every window.
+	// With a challenger there from the start, every race spends exactly its
+	// problems, and no window holds more than one race (after a crown the
+	// old leader races only if it clears the new bar).
 	sc.Miners[1].ArrivesDay = 0
 	res = run(t, sc)
-	if res.RacesPerDay != 20 || res.HiddenPerDay != float64(20*sc.RaceProblems) {
-		t.Fatalf("races %.2f, hidden %.1f a day; want 20 races of %d problems", res.RacesPerDay, res.HiddenPerDay, sc.RaceProblems)
+	if res.RacesPerDay < 1 || res.RacesPerDay > 20 || res.HiddenPerDay != res.RacesPerDay*float64(sc.RaceProblems) {
+		t.Fatalf("races %.2f, hidden %.1f a day; want 1 to 20 races of %d problems", res.RacesPerDay, res.HiddenPerDay, sc.RaceProblems)
 	}
 }
 

@@ -17,7 +17,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "dev",
 		Usage:     "run a whole arena in one process: devnet, reference miners and the validator",
-		UsageText: "arena dev [--miners N] [--races N] [--data DIR] [--listen HOST:PORT]",
+		UsageText: "arena dev [--miners N] [--validators N] [--races N] [--data DIR] [--listen HOST:PORT]",
 		Description: "Starts a local chain (the devnet) with a subnet, registers this validator and --miners\n" +
 			"reference miners of spread skill (1.0 down to 0.2) serving on loopback, generates a catalog\n" +
 			"and a problem suite, and runs the validator on fast timings. The terminal shows\n" +
@@ -28,10 +28,14 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			"validator data dir, DIR/validator (the --data of `arena export` and `arena store check`).\n" +
 			"arena dev owns only that and a marker file in DIR: an earlier run's validator/ is deleted\n" +
 			"once the new run has started, anything else in DIR is left alone, and a non-empty DIR\n" +
-			"that arena dev did not make is refused.\n" +
+			"that arena dev did not make is refused.\n\n" +
+			"With --validators N (up to 16) it runs N independent validators on the same chain, each\n" +
+			"with its own key, store (DIR/validator, DIR/validator-2, ...) and hidden draws; the view\n" +
+			"follows the first and shows every validator's leader and the consensus the chain reaches.\n" +
 			"While it runs, try `arena status --api http://LISTEN` in another terminal.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "miners", Value: 8, Usage: "reference miners to run"},
+			&cli.IntFlag{Name: "validators", Value: 1, Usage: "independent validators `N` to run (1 to 16)"},
 			&cli.IntFlag{Name: "races", Usage: "exit after `N` races (0: run until interrupted)"},
 			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` to keep the validator's data in (as DIR/validator)", TakesFile: true},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "operator `HOST:PORT` for /metrics, health and the API"},
@@ -41,6 +45,9 @@ func newDevCommand(env *cliEnv) *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
 				return usageError{err: fmt.Errorf("unexpected argument %q", cmd.Args().First()), command: cmd.FullName()}
+			}
+			if v := cmd.Int("validators"); v < 1 || v > 16 {
+				return usageError{err: fmt.Errorf("--validators %d: want 1 to 16", v), command: cmd.FullName()}
 			}
 			if cmd.Int("races") < 0 {
 				return usageError{err: errors.New("--races must not be negative"), command: cmd.FullName()}
@@ -66,7 +73,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			events := make(chan validator.Event, 256)
 			lastStage := ""
 			a, err := devarena.Start(ctx, devarena.Options{
-				Config: *cfg, Home: home, Miners: int(cmd.Int("miners")), BlockTime: cmd.Duration("block-time"),
+				Config: *cfg, Home: home, Miners: int(cmd.Int("miners")), Validators: int(cmd.Int("validators")), BlockTime: cmd.Duration("block-time"),
 				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(),
 				OnEvent: func(e validator.Event) {
 					select {

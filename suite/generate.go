@@ -13,13 +13,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"arena/shop"
-	"arena/shop/index"
 )
 
 // GeneratorOptions configure NewGenerator.
@@ -33,6 +31,12 @@ type GeneratorOptions struct {
 	// MaxAttempts bounds the tries for one problem before it is given up
 	// (default 40).
 	MaxAttempts int
+	// MinDistractors is how many products of the target's category must
+	// miss exactly one of an item's constraints (default 3): near misses
+	// are what make checking every constraint pay. The generator draws
+	// other constraints or another target until there are enough; it never
+	// adds products, since every validator shares one catalog.
+	MinDistractors int
 	// Workers is the parallelism of Generate (default GOMAXPROCS).
 	Workers int
 }
@@ -43,7 +47,7 @@ type Generator struct {
 	idx    *shop.Index
 	cat    *shop.Catalog
 	log    zerolog.Logger
-	terms  [][]string         // normalised title terms by catalog position
+	terms  [][]string         // sorted title tokens by catalog position
 	byLeaf map[string][]int32 // catalog positions by full category path
 }
 
@@ -58,6 +62,9 @@ func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (*Generator, error)
 	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.MinDistractors == 0 {
+		opts.MinDistractors = 3
+	}
 	if opts.MaxAttempts < 1 || opts.Workers < 1 {
 		return nil, fmt.Errorf("suite generator: MaxAttempts %d and Workers %d must be positive", opts.MaxAttempts, opts.Workers)
 	}
@@ -69,7 +76,7 @@ func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (*Generator, error)
 		terms: make([][]string, cat.Len()), byLeaf: map[string][]int32{}}
 	for i := range cat.Len() {
 		p := cat.At(i)
-		g.terms[i] = dedupe(index.Terms(p.Title))
+		g.terms[i] = dedupe(titleTokens(p.Title))
 		g.byLeaf[p.Category] = append(g.byLeaf[p.Category], int32(i))
 	}
 	return g, nil
@@ -335,295 +342,36 @@ func deriveSeed(seed, i uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// itemSpec is the constraints of one requested item, before they become
-// JSON and words.
-type itemSpec struct {
-	target   *shop.Product
-	pos      int
-	phrase   string   // title words stated in the query
-	words    []string // normalised terms of phrase
-	price    *PriceBound
-	services []string
-	attrs    [][2]string
-	skus     [][2]string
+// item draws the constraints of one item whose target is at pos (without
+// a price bound when noPrice), and surveys the catalog for it: the
+// products that satisfy it, and enough distractors that miss exactly one
+// constraint, or errTooFewDistractors.
+func (g *Generator) item(r *rand.Rand, pos, nPairs int, noPrice bool) (*itemSpec, []int32, error) {
+	c, err := g.spec(r, pos, nPairs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if noPrice {
+		c.price = nil
+	}
+	cands, distractors := g.survey(c)
+	if distractors < g.opts.MinDistractors {
+		return nil, nil, fmt.Errorf("%w: %d", errTooFewDistractors, distractors)
+	}
+	return c, cands, nil
 }
 
-var errUnsuitable = errors.New("unsuitable target")
-
-// fillerWords are title words sellers add for marketing; they say nothing
-// about the product.
-var fillerWords = map[string]bool{"original": true, "new": true, "hot": true, "sale": true, "ready": true, "stock": true,
-	"best": true, "seller": true, "authentic": true, "local": true, "high": true, "quality": true, "free": true,
-	"gift": true, "premium": true, "budget": true, "friendly": true, "korean": true, "style": true, "trending": true,
-	"1pc": true, "2pcs": true, "set": true, "pack": true, "bundle": true, "of": true, "2025": true}
-
-// spec draws constraints that the product at pos satisfies.
-func (g *Generator) spec(r *rand.Rand, pos int, nPairs int) (*itemSpec, error) {
-	p := g.cat.At(pos)
-	var usable []string
-	for _, w := range strings.Fields(p.Title) {
-		// Bare numbers, one-letter words and sellers' filler ("Original",
-		// "Hot Sale") make poor phrases.
-		if len(index.Terms(w)) > 0 && len(w) > 1 && strings.ContainsFunc(w, unicode.IsLetter) && !fillerWords[strings.ToLower(w)] {
-			usable = append(usable, w)
-		}
-	}
-	if len(usable) < 2 {
-		return nil, errUnsuitable
-	}
-	// A phrase of 2-4 consecutive title words, as a shopper would quote
-	// them.
-	n := min(len(usable), 2+r.IntN(3))
-	start := r.IntN(len(usable) - n + 1)
-	phrase := usable[start : start+n]
-	c := &itemSpec{target: p, pos: pos, phrase: strings.Join(phrase, " ")}
-	c.words = dedupe(index.Terms(c.phrase))
-
-	// Price: a rounded bound around the price, sometimes open-ended.
-	lo := math.Floor(p.Price * (0.5 + 0.45*r.Float64()))
-	hi := math.Ceil(p.Price * (1.05 + 0.6*r.Float64()))
-	switch r.IntN(4) {
-	case 0, 1:
-		c.price = &PriceBound{Op: OpBetween, Lo: ptr(lo), Hi: ptr(hi)}
-	case 2:
-		c.price = &PriceBound{Op: OpGreaterThan, Lo: ptr(lo)}
-	default:
-		c.price = &PriceBound{Op: OpLessThan, Hi: ptr(hi)}
-	}
-	// Services: up to two of the target's.
-	svc := p.Service.Names()
-	r.Shuffle(len(svc), func(i, j int) { svc[i], svc[j] = svc[j], svc[i] })
-	c.services = svc[:min(len(svc), r.IntN(3))]
-	slices.Sort(c.services)
-
-	// Attribute and SKU pairs: nPairs of them, from one SKU variant so a
-	// single variant satisfies every SKU pair.
-	type pair struct {
-		sku  bool
-		k, v string
-	}
-	var pool []pair
-	for _, a := range p.Attributes {
-		if a.Key == "brand" || len(a.Values) == 0 {
-			continue
-		}
-		pool = append(pool, pair{false, a.Key, a.Values[r.IntN(len(a.Values))]})
-	}
-	if len(p.SKUOptions) > 0 {
-		for _, o := range p.SKUOptions[r.IntN(len(p.SKUOptions))] {
-			pool = append(pool, pair{true, o.Key, o.Value})
-		}
-	}
-	if len(pool) == 0 {
-		return nil, errUnsuitable
-	}
-	r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	for _, pr := range pool[:min(len(pool), nPairs)] {
-		if pr.sku {
-			c.skus = append(c.skus, [2]string{pr.k, pr.v})
-		} else {
-			c.attrs = append(c.attrs, [2]string{pr.k, pr.v})
-		}
-	}
-	return c, nil
-}
-
-// satisfies reports whether the product at pos meets every constraint of
-// c: the phrase's words in its title, the price bound, the services and the
-// attribute and SKU pairs (the SKU pairs by one variant).
-func (g *Generator) satisfies(pos int, c *itemSpec) bool {
-	p := g.cat.At(pos)
-	if c.price != nil && !c.price.Contains(p.Price) {
-		return false
-	}
-	for _, s := range c.services {
-		if sv, _ := shop.ParseService(s); !p.Service.Has(sv) {
-			return false
-		}
-	}
-	for _, w := range c.words {
-		if _, ok := slices.BinarySearch(g.terms[pos], w); !ok {
-			return false
-		}
-	}
-	for _, kv := range c.attrs {
-		vals, ok := p.Attribute(kv[0])
-		if !ok || !slices.Contains(vals, kv[1]) {
-			return false
-		}
-	}
-	if len(c.skus) > 0 {
-		found := false
-		for _, sku := range p.SKUOptions {
-			all := true
-			for _, kv := range c.skus {
-				if v, ok := sku.Value(kv[0]); !ok || v != kv[1] {
-					all = false
-					break
-				}
-			}
-			if all {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// candidates lists the products of c's category that satisfy c. Products
-// of other categories could satisfy the words too; they are rare and only
-// make a problem easier, so the grade errs on the hard side.
-func (g *Generator) candidates(c *itemSpec) []int32 {
-	var out []int32
-	for _, pos := range g.byLeaf[c.target.Category] {
-		if g.satisfies(int(pos), c) {
-			out = append(out, pos)
-		}
-	}
-	return out
-}
-
-// searchQuery is the query made from the constraint words.
-func (c *itemSpec) searchQuery() string {
-	parts := []string{c.phrase}
-	for _, kv := range c.attrs {
-		parts = append(parts, kv[1])
-	}
-	for _, kv := range c.skus {
-		parts = append(parts, kv[1])
-	}
-	return strings.Join(parts, " ")
-}
-
-// findable reports whether the target is within find_product's 5 pages
-// for the constraint words with the stated filters (and shopID, if set).
-func (g *Generator) findable(c *itemSpec, shopID string) bool {
-	req := shop.FindRequest{Query: c.searchQuery(), ShopID: shopID}
-	if c.price != nil {
-		if pr, err := shop.ParsePriceRange(c.price.Filter()); err == nil {
-			req.Price = pr
-		}
-	}
-	if len(c.services) > 0 {
-		sv, err := shop.ParseServices(strings.Join(c.services, ","))
-		if err != nil {
-			return false
-		}
-		req.Services = sv
-	}
-	for page := 1; page <= shop.MaxPages; page++ {
-		req.Page = page
-		res, err := g.idx.Find(req)
-		if err != nil {
-			return false
-		}
-		for _, it := range res.Items {
-			if it.ProductID == c.target.ProductID {
-				return true
-			}
-		}
-		if len(res.Items) < shop.PageSize {
-			return false
-		}
-	}
-	return false
-}
-
-// item is c as ShoppingBench reward JSON.
-func (c *itemSpec) item() Item {
-	// The title constraint is the phrase the query states, not the target's
-	// whole title: any product whose title carries the phrase answers the
-	// query as asked, and scoring a full title would reward guessing the
-	// one hidden target among equally good products.
-	it := Item{ProductID: c.target.ProductID, Title: []string{c.phrase}}
-	for _, kv := range c.skus {
-		it.SKUOptions = append(it.SKUOptions, map[string]string{kv[0]: kv[1]})
-	}
-	for _, kv := range c.attrs {
-		it.Attributes = append(it.Attributes, map[string][]string{kv[0]: {kv[1]}})
-	}
-	if len(c.services) > 0 {
-		it.Service = slices.Clone(c.services)
-	}
-	if c.price != nil {
-		it.Price = []PriceBound{*c.price}
-	}
-	return it
-}
-
-// grade turns the evidence into a difficulty: fewer products satisfying
-// the constraints (the typical item's count), more tool steps and more
-// pairs to verify make a problem harder.
-func grade(candidates []int, steps, pairs int) Difficulty {
-	c := slices.Clone(candidates)
-	slices.Sort(c)
-	median := c[len(c)/2]
-	points := 0
-	switch {
-	case median <= 2:
-		points += 2
-	case median <= 8:
-		points++
-	}
-	switch {
-	case steps >= 10:
-		points += 2
-	case steps >= 6:
-		points++
-	}
-	if pairs > len(candidates) {
-		points++
-	}
-	switch {
-	case points >= 3:
-		return Hard
-	case points >= 2:
-		return Medium
-	}
-	return Easy
-}
-
-func pairCount(specs []*itemSpec) int {
-	n := 0
-	for _, c := range specs {
-		n += len(c.attrs) + len(c.skus)
-	}
-	return n
-}
-
-// steps estimates the tool calls an efficient agent needs: a search per
-// item, a view per item with attribute or SKU constraints, one more for a
-// voucher's arithmetic, and the recommendation.
-func steps(specs []*itemSpec, voucher bool) int {
-	n := 1
-	for _, c := range specs {
-		n++
-		if len(c.attrs)+len(c.skus) > 0 {
-			n++
-		}
-	}
-	if voucher {
-		n++
-	}
-	return n
-}
+var errTooFewDistractors = errors.New("too few distractors")
 
 func (g *Generator) product(r *rand.Rand) (Problem, error) {
-	pos := r.IntN(g.cat.Len())
-	c, err := g.spec(r, pos, 1+r.IntN(2))
+	c, cands, err := g.item(r, r.IntN(g.cat.Len()), 2+r.IntN(2), false)
 	if err != nil {
 		return Problem{}, err
 	}
-	cands := g.candidates(c)
 	if !g.findable(c, "") {
 		return Problem{}, errors.New("target not findable")
 	}
-	query := fmt.Sprintf(pick(r, productLeads), describe(r, c))
-	return Problem{Type: TypeProduct, Query: query, Reward: Reward{Items: []Item{c.item()}},
+	return Problem{Type: TypeProduct, Query: productQuery(r, c), Reward: Reward{Items: []Item{c.item()}},
 		Difficulty: grade([]int{len(cands)}, steps([]*itemSpec{c}, false)+1, pairCount([]*itemSpec{c}))}, nil
 }
 
@@ -653,7 +401,7 @@ func (g *Generator) shopItems(r *rand.Rand, k int) ([]int, error) {
 }
 
 func (g *Generator) shop(r *rand.Rand) (Problem, error) {
-	k := 2 + r.IntN(3)
+	k := 2 + r.IntN(4)
 	positions, err := g.shopItems(r, k)
 	if err != nil {
 		return Problem{}, err
@@ -663,12 +411,11 @@ func (g *Generator) shop(r *rand.Rand) (Problem, error) {
 	var shops map[string]bool // shops satisfying every item so far
 	var counts []int
 	for i, pos := range positions {
-		c, err := g.spec(r, pos, 1+r.IntN(2))
+		c, cands, err := g.item(r, pos, 1+r.IntN(2), false)
 		if err != nil {
 			return Problem{}, err
 		}
 		specs[i] = c
-		cands := g.candidates(c)
 		counts = append(counts, len(cands))
 		here := map[string]bool{}
 		for _, cp := range cands {
@@ -700,8 +447,7 @@ func (g *Generator) shop(r *rand.Rand) (Problem, error) {
 	for i, c := range specs {
 		items[i] = c.item()
 	}
-	query := fmt.Sprintf(pick(r, shopLeads), listItems(r, specs))
-	return Problem{Type: TypeShop, Query: query, Reward: Reward{Items: items, List: true},
+	return Problem{Type: TypeShop, Query: shopQuery(r, specs), Reward: Reward{Items: items, List: true},
 		Difficulty: grade(counts, steps(specs, false)+1, pairCount(specs))}, nil
 }
 
@@ -725,15 +471,12 @@ func (g *Generator) voucher(r *rand.Rand) (Problem, error) {
 	var counts []int
 	for i, pos := range positions {
 		// Voucher items state fewer constraints; the budget is the point.
-		c, err := g.spec(r, pos, 1)
+		c, cands, err := g.item(r, pos, 1, r.IntN(2) == 0)
 		if err != nil {
 			return Problem{}, err
 		}
-		if r.IntN(2) == 0 {
-			c.price = nil
-		}
 		specs[i] = c
-		counts = append(counts, len(g.candidates(c)))
+		counts = append(counts, len(cands))
 		filter := ""
 		if vtype == VoucherShop && i > 0 {
 			filter = c.target.ShopID
@@ -778,11 +521,7 @@ func (g *Generator) voucher(r *rand.Rand) (Problem, error) {
 			diff = Medium // the voucher is now necessary
 		}
 	}
-	body := describe(r, specs[0])
-	if k > 1 {
-		body = listItems(r, specs)
-	}
-	query := fmt.Sprintf(pick(r, voucherLeads), body) + voucherRules(r, v)
+	query := voucherQuery(r, specs, v)
 	items := make([]Item, k)
 	for i, c := range specs {
 		items[i] = c.item()

@@ -3,9 +3,12 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"arena/shop"
 )
 
 func TestGenerateDeterministic(t *testing.T) {
@@ -64,7 +67,7 @@ func TestGenerateShape(t *testing.T) {
 					t.Errorf("product problem with %d items (list %v)", n, p.Reward.List)
 				}
 			case TypeShop:
-				if n < 2 || n > 4 {
+				if n < 2 || n > 5 {
 					t.Errorf("shop problem with %d items", n)
 				}
 			case TypeVoucher:
@@ -97,9 +100,30 @@ func TestGenerateShape(t *testing.T) {
 						t.Errorf("item %d: bound %s excludes the target's price %v", i, b.Filter(), prod.Price)
 					}
 				}
-				if len(it.Attributes)+len(it.SKUOptions) == 0 || len(it.Attributes)+len(it.SKUOptions) > 2 {
-					t.Errorf("item %d: %d attribute/SKU pairs, want 1-2", i, len(it.Attributes)+len(it.SKUOptions))
+				if n := len(it.Attributes) + len(it.SKUOptions); n == 0 || n > 3 {
+					t.Errorf("item %d: %d attribute/SKU pairs, want 1-3", i, n)
 				}
+				if len(it.Title) != 1 || !titleSimilar(prod.Title, it.Title[0]) {
+					t.Errorf("item %d: title phrase %q does not match the target's title %q", i, it.Title, prod.Title)
+				}
+				if len(it.SKUOptions) > 0 {
+					var skus [][2]string
+					for _, kv := range it.SKUOptions {
+						for k, v := range kv {
+							skus = append(skus, [2]string{k, v})
+						}
+					}
+					if n := matchingVariants(prod, skus); n != 1 {
+						t.Errorf("item %d: %d of the target's variants meet %v, want exactly one", i, n, it.SKUOptions)
+					}
+				}
+				c := specOf(prod, it)
+				if _, d := g.survey(c); d < g.opts.MinDistractors {
+					t.Errorf("item %d: %d distractors, want at least %d", i, d, g.opts.MinDistractors)
+				}
+			}
+			if u := Unstated(p.Query, &p, g.cat); u != nil {
+				t.Errorf("the query does not state %v:\n%s", u, p.Query)
 			}
 		})
 		words := strings.Fields(p.Query)
@@ -119,6 +143,75 @@ func TestGenerateShape(t *testing.T) {
 			}
 		}
 		t.Logf("%s difficulties: %v, %d openings", typ, diffs[typ], len(leads[typ]))
+	}
+}
+
+// specOf rebuilds an item's constraints from its reward JSON.
+func specOf(prod *shop.Product, it Item) *itemSpec {
+	c := &itemSpec{target: prod, core: coreName{words: strings.Fields(it.Title[0])}, services: it.Service}
+	if len(it.Price) > 0 {
+		c.price = &it.Price[0]
+	}
+	for _, a := range it.Attributes {
+		for k, vs := range a {
+			c.attrs = append(c.attrs, [2]string{k, vs[0]})
+		}
+	}
+	for _, kv := range it.SKUOptions {
+		for k, v := range kv {
+			c.skus = append(c.skus, [2]string{k, v})
+		}
+	}
+	return c
+}
+
+// TestQueriesDescribeTargets measures the default suite's queries against
+// their targets (issue 14's targets): at most 20% of items have their core
+// name (the title rule's phrase) in the query word for word, and queries
+// hold at most half of a target title's words on average.
+func TestQueriesDescribeTargets(t *testing.T) {
+	g := testGenerator(t, 20_000, 21)
+	ps, _, err := g.Generate(context.Background(), Request{Count: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range Types() {
+		var sub []Problem
+		for _, p := range ps {
+			if p.Type == typ {
+				sub = append(sub, p)
+			}
+		}
+		st := MeasureQueries(sub, g.cat)
+		t.Logf("%s: %d items, core name verbatim %.1f%%, title words in the query %.1f%%", typ, st.Items, 100*st.VerbatimShare(), 100*st.TitleShare)
+		if st.Items == 0 || st.VerbatimShare() > 0.2 || st.TitleShare > 0.5 {
+			t.Errorf("%s: %+v: want verbatim <= 20%% and title share <= 50%%", typ, st)
+		}
+	}
+}
+
+func TestMeasureQueries(t *testing.T) {
+	p := Problem{Reward: Reward{Items: []Item{{ProductID: "1", Title: []string{"Kovix Phone Case"}}}}}
+	cat, err := shop.NewCatalog([]shop.Product{{ProductID: "1", ShopID: "9", Title: "Kovix X12 Shockproof Phone Case", Price: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query    string
+		verbatim int
+		share    float64
+	}{
+		{"a kovix phone case please", 1, 3.0 / 5},
+		{"a phone case from Kovix", 0, 3.0 / 5},
+		{"a case for my phone, x12", 0, 3.0 / 5},
+		{"Kovix-Phone-Case", 1, 3.0 / 5},
+		{"something else", 0, 0},
+	} {
+		p.Query = tc.query
+		st := MeasureQueries([]Problem{p}, cat)
+		if st.Items != 1 || st.Verbatim != tc.verbatim || math.Abs(st.TitleShare-tc.share) > 1e-9 {
+			t.Errorf("%q: %+v, want verbatim %d, share %.2f", tc.query, st, tc.verbatim, tc.share)
+		}
 	}
 }
 

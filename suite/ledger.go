@@ -396,11 +396,20 @@ func (l *Ledger) AllProblems(ctx context.Context) ([]Problem, error) {
 // Clusters returns every cluster record, ordered by id.
 func (l *Ledger) Clusters(ctx context.Context) ([]ClusterRecord, error) {
 	var out []ClusterRecord
-	err := l.st.View(func(txn *badger.Txn) error {
-		return l.clusters.Iterate(txn, nil, func(_ []byte, c ClusterRecord) error {
-			out = append(out, c)
-			return ctx.Err()
-		})
+	err := l.st.View(func(txn *badger.Txn) (err error) {
+		out, err = l.ClustersTxn(ctx, txn)
+		return err
+	})
+	return out, err
+}
+
+// ClustersTxn is Clusters inside the caller's transaction, for readers
+// that must see the clusters and their own records at one moment.
+func (l *Ledger) ClustersTxn(ctx context.Context, txn *badger.Txn) ([]ClusterRecord, error) {
+	var out []ClusterRecord
+	err := l.clusters.Iterate(txn, nil, func(_ []byte, c ClusterRecord) error {
+		out = append(out, c)
+		return ctx.Err()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read clusters: %w", err)

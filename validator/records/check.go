@@ -35,18 +35,21 @@ func (c *CheckReport) addf(format string, args ...any) {
 // stopping at the first.
 func (r *Records) Check(ctx context.Context, st *store.Store, ledger *suite.Ledger) (CheckReport, error) {
 	var rep CheckReport
-	clusters, err := ledger.Clusters(ctx)
-	if err != nil {
-		return rep, err
-	}
-	rep.Clusters = len(clusters)
-	clusterByID := make(map[string]*suite.ClusterRecord, len(clusters))
-	for i := range clusters {
-		clusterByID[clusters[i].ID] = &clusters[i]
-	}
-	err = st.View(func(txn *badger.Txn) error {
+	// One transaction for the clusters and the records: a validator that
+	// runs meanwhile starts races (a race record and its exposures commit
+	// together), and two snapshots could see one without the other.
+	err := st.View(func(txn *badger.Txn) error {
+		clusters, err := ledger.ClustersTxn(ctx, txn)
+		if err != nil {
+			return err
+		}
+		rep.Clusters = len(clusters)
+		clusterByID := make(map[string]*suite.ClusterRecord, len(clusters))
+		for i := range clusters {
+			clusterByID[clusters[i].ID] = &clusters[i]
+		}
 		episodes := map[string]*Episode{}
-		err := r.Episodes.Iterate(txn, nil, func(_ []byte, e Episode) error {
+		err = r.Episodes.Iterate(txn, nil, func(_ []byte, e Episode) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -20,10 +20,11 @@ type FunctionSchema struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ToolSchemas returns the schemas of the four tools, in ToolNames order,
+// ToolSchemas returns the schemas of the six tools, in ToolNames order,
 // for the episode protocol to send to agents. Names, parameters and
 // required sets are ShoppingBench's, so agents trained there call them the
-// same way. Each call returns fresh values.
+// same way. The descriptions are static: nothing in them depends on a
+// problem or on the web corpus. Each call returns fresh values.
 func ToolSchemas() []ToolSchema {
 	services := strings.Join(ServiceNames(), ", ")
 	fn := func(name, desc string, params map[string]any) ToolSchema {
@@ -83,6 +84,29 @@ func ToolSchemas() []ToolSchema {
 						"description": "success if the request was fulfilled, otherwise failure."},
 				},
 				"required": []string{"status"},
+			}),
+		fn(ToolWebSearch,
+			"Search the web for facts the request depends on, such as what a term means or which brand a description points to. "+
+				"Returns up to max_results pages, best first, each with url, title and content (a snippet of the page).",
+			map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"q": str(`What to look up, e.g. "which brand of headphones was founded in Osaka".`),
+					"max_results": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxWebResults,
+						"description": "How many results to return, 1 to 20; default 10."},
+				},
+				"required": []string{"q"},
+			}),
+		fn(ToolPythonExecute,
+			"Evaluate Python arithmetic and return what it prints, e.g. to add prices or apply a voucher. "+
+				"Supported: numbers, strings and f-strings, + - * / // % **, parentheses, variables, lists, and the functions "+
+				"min, max, sum, round, abs, len, int, float, str and print. Imports, loops, conditions and other statements are refused.",
+			map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"code": str(`The code; it must print its results, e.g. "total = 459 + 1299.5\nprint(round(total * 0.9, 2))".`),
+				},
+				"required": []string{"code"},
 			}),
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"arena/shop/pyexec"
 )
 
 // Tool names, as ShoppingBench spells them.
@@ -20,11 +22,15 @@ const (
 	ToolViewProductInformation = "view_product_information"
 	ToolRecommendProduct       = "recommend_product"
 	ToolTerminate              = "terminate"
+	ToolWebSearch              = "web_search"
+	ToolPythonExecute          = "python_execute"
 )
 
-// ToolNames lists the tools in the order they are offered to agents.
+// ToolNames lists the tools in the order they are offered to agents:
+// ShoppingBench's toolkit order (src/agent/toolkit/__init__.py), with
+// python_execute, which its toolkit defines but does not list, last.
 func ToolNames() []string {
-	return []string{ToolFindProduct, ToolViewProductInformation, ToolRecommendProduct, ToolTerminate}
+	return []string{ToolFindProduct, ToolViewProductInformation, ToolRecommendProduct, ToolTerminate, ToolWebSearch, ToolPythonExecute}
 }
 
 // ErrorCode classifies a failed tool call, for metrics and for scorers
@@ -39,7 +45,9 @@ const (
 	CodeInvalidArgument ErrorCode = "invalid_argument" // present but unusable
 	CodeNotFound        ErrorCode = "not_found"        // unknown product id
 	CodeTooMany         ErrorCode = "too_many_ids"
-	CodeRepeatedCall    ErrorCode = "repeated_call" // Session: second recommend, call after terminate
+	CodeRepeatedCall    ErrorCode = "repeated_call"   // Session: second recommend, call after terminate
+	CodeExecution       ErrorCode = "execution_error" // python_execute: the code failed or is outside the subset
+	CodeUnavailable     ErrorCode = "unavailable"     // web_search without a corpus
 	CodeCanceled        ErrorCode = "canceled"
 	CodeInternal        ErrorCode = "internal"
 )
@@ -63,6 +71,27 @@ type Result struct {
 // OK reports whether the call succeeded.
 func (r Result) OK() bool { return r.Err == nil }
 
+// WebResult is one web_search result, in ShoppingBench's shape
+// (src/agent/toolkit/web_search.py): the page's url, title and a snippet
+// of its text as content.
+type WebResult struct {
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// WebSearcher answers web_search: at most n results for q, best first.
+// Package knowledge implements it over the arena's offline corpus.
+type WebSearcher interface {
+	WebSearch(ctx context.Context, q string, n int) ([]WebResult, error)
+}
+
+// web_search's max_results, as in ShoppingBench: 1 to 20, default 10.
+const (
+	DefaultWebResults = 10
+	MaxWebResults     = 20
+)
+
 // ToolsOptions configure NewTools.
 type ToolsOptions struct {
 	// Index is the catalog's search index (required).
@@ -70,8 +99,15 @@ type ToolsOptions struct {
 	// MaxViewIDs bounds view_product_information and recommend_product;
 	// default 20.
 	MaxViewIDs int
-	// MaxQueryBytes bounds find_product's q; default 1000.
+	// MaxQueryBytes bounds find_product's and web_search's q; default
+	// 1000.
 	MaxQueryBytes int
+	// Web answers web_search. Without it the tool is still offered, as
+	// in every ShoppingBench episode, and answers with an unavailable
+	// error.
+	Web WebSearcher
+	// Python bounds python_execute; zero fields take pyexec's defaults.
+	Python pyexec.Limits
 }
 
 // Tools executes agent tool calls against one catalog. It holds no
@@ -82,6 +118,8 @@ type Tools struct {
 	cat      *Catalog
 	maxIDs   int
 	maxQuery int
+	web      WebSearcher
+	py       *pyexec.Evaluator
 	log      zerolog.Logger
 	calls    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -102,11 +140,17 @@ func NewTools(opts ToolsOptions, log zerolog.Logger, reg prometheus.Registerer) 
 	if opts.MaxViewIDs < 1 || opts.MaxQueryBytes < 1 {
 		return nil, fmt.Errorf("shop tools: MaxViewIDs %d and MaxQueryBytes %d must be positive", opts.MaxViewIDs, opts.MaxQueryBytes)
 	}
+	py, err := pyexec.New(opts.Python)
+	if err != nil {
+		return nil, fmt.Errorf("shop tools: %w", err)
+	}
 	t := &Tools{
 		idx:      opts.Index,
 		cat:      opts.Index.Catalog(),
 		maxIDs:   opts.MaxViewIDs,
 		maxQuery: opts.MaxQueryBytes,
+		web:      opts.Web,
+		py:       py,
 		log:      log.With().Str("component", "shop.tools").Logger(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_shop_tool_calls_total",
@@ -172,6 +216,10 @@ func (t *Tools) Execute(ctx context.Context, name string, args json.RawMessage) 
 			return Result{Err: terr}
 		}
 		return jsonText("Having recommended the products to the user: " + strings.Join(ids, ",") + ".")
+	case ToolWebSearch:
+		return t.webSearch(ctx, m)
+	case ToolPythonExecute:
+		return t.python(ctx, m)
 	default: // ToolTerminate
 		status, terr := terminateStatus(m)
 		if terr != nil {
@@ -183,7 +231,7 @@ func (t *Tools) Execute(ctx context.Context, name string, args json.RawMessage) 
 
 func isTool(name string) bool {
 	switch name {
-	case ToolFindProduct, ToolViewProductInformation, ToolRecommendProduct, ToolTerminate:
+	case ToolFindProduct, ToolViewProductInformation, ToolRecommendProduct, ToolTerminate, ToolWebSearch, ToolPythonExecute:
 		return true
 	}
 	return false
@@ -387,6 +435,78 @@ func (t *Tools) recommendIDs(m argMap) ([]string, *ToolError) {
 		ids[i] = p.ProductID
 	}
 	return ids, nil
+}
+
+// webSearch runs web_search: {"q": "...", "max_results": 1..20}.
+func (t *Tools) webSearch(ctx context.Context, m argMap) Result {
+	bad := func(code ErrorCode, format string, args ...any) Result {
+		return failure(code, ToolWebSearch+": "+format, args...)
+	}
+	q, ok, err := m.text("q")
+	if err != nil {
+		return bad(CodeInvalidArgument, "%v", err)
+	}
+	if !ok || strings.TrimSpace(q) == "" {
+		return bad(CodeMissingArgument, "missing required argument \"q\": what to look up, e.g. {\"q\": \"which country is the brand Sony from\"}")
+	}
+	if len(q) > t.maxQuery {
+		return bad(CodeInvalidArgument, "q is %d bytes long; keep it under %d", len(q), t.maxQuery)
+	}
+	n := DefaultWebResults
+	raw, ok, err := m.text("max_results")
+	if err != nil {
+		return bad(CodeInvalidArgument, "%v", err)
+	}
+	if ok {
+		if n, err = strconv.Atoi(strings.TrimSpace(raw)); err != nil || n < 1 || n > MaxWebResults {
+			return bad(CodeInvalidArgument, "max_results must be an integer from 1 to %d, got %q", MaxWebResults, clip(raw, 40))
+		}
+	}
+	if t.web == nil {
+		return bad(CodeUnavailable, "this validator has no web corpus to search")
+	}
+	res, err := t.web.WebSearch(ctx, q, n)
+	if err != nil {
+		if ctx.Err() != nil {
+			return bad(CodeCanceled, "not executed: %v", ctx.Err())
+		}
+		t.log.Error().Err(err).Msg("web search failed")
+		return bad(CodeInternal, "the search failed; the call was not executed")
+	}
+	out := []byte{'['}
+	for i, r := range res[:min(len(res), n)] {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"url":`...)
+		out = appendString(out, r.URL)
+		out = append(out, `,"title":`...)
+		out = appendString(out, r.Title)
+		out = append(out, `,"content":`...)
+		out = appendString(out, r.Content)
+		out = append(out, '}')
+	}
+	return Result{Output: append(out, ']')}
+}
+
+// python runs python_execute: {"code": "..."}; the result is what the
+// code printed, as a JSON string.
+func (t *Tools) python(ctx context.Context, m argMap) Result {
+	code, ok, err := m.text("code")
+	if err != nil {
+		return failure(CodeInvalidArgument, "%s: %v", ToolPythonExecute, err)
+	}
+	if !ok {
+		return failure(CodeMissingArgument, "%s: missing required argument \"code\": Python arithmetic that prints its result, e.g. {\"code\": \"print(459 + 1299 - 200)\"}", ToolPythonExecute)
+	}
+	out, err := t.py.Run(ctx, code)
+	if err != nil {
+		if ctx.Err() != nil {
+			return failure(CodeCanceled, "%s: not executed: %v", ToolPythonExecute, ctx.Err())
+		}
+		return failure(CodeExecution, "%s: %s", ToolPythonExecute, clip(err.Error(), 400))
+	}
+	return jsonText(out)
 }
 
 func terminateStatus(m argMap) (string, *ToolError) {

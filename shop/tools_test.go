@@ -608,6 +608,16 @@ func TestToolSchemas(t *testing.T) {
 		}
 		// Every declared parameter must be accepted by Execute (no
 		// unknown-argument surprises): call with each one present.
+		// ShoppingBench's required sets (src/agent/toolkit/*.py).
+		if want, ok := map[string][]string{ToolWebSearch: {"q"}, ToolPythonExecute: {"code"}}[s.Function.Name]; ok &&
+			!slices.Equal(params.Required, want) {
+			t.Errorf("%s requires %v, ShoppingBench requires %v", s.Function.Name, params.Required, want)
+		}
+		if s.Function.Name == ToolWebSearch {
+			if _, ok := params.Properties["max_results"]; !ok {
+				t.Error("web_search lacks max_results")
+			}
+		}
 		if s.Function.Name == ToolFindProduct {
 			if got := params.Required; !slices.Equal(got, []string{"q", "page"}) {
 				t.Errorf("find_product requires %v, ShoppingBench requires q and page", got)
@@ -623,8 +633,8 @@ func TestToolSchemas(t *testing.T) {
 		t.Fatalf("schema names %v, want %v", names, ToolNames())
 	}
 	var decoded []ToolSchema
-	if err := json.Unmarshal(ToolSchemasJSON(), &decoded); err != nil || len(decoded) != 4 {
-		t.Fatalf("ToolSchemasJSON: %v", err)
+	if err := json.Unmarshal(ToolSchemasJSON(), &decoded); err != nil || len(decoded) != len(ToolNames()) {
+		t.Fatalf("ToolSchemasJSON: %d schemas, %v", len(decoded), err)
 	}
 	// Fresh values each call: callers may modify what they get.
 	schemas[0].Function.Name = "changed"

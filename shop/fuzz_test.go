@@ -11,8 +11,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"arena/knowledge"
 	"arena/shop"
 	"arena/shop/gen"
+	"arena/shop/pyexec"
 )
 
 // Fuzz targets for the agent tools and the catalog loader. Seeds live in
@@ -63,7 +65,12 @@ func toolsForFuzz(tb testing.TB) (*shop.Tools, int) {
 			ft.err = err
 			return
 		}
-		ft.tools, ft.err = shop.NewTools(shop.ToolsOptions{Index: idx}, zerolog.Nop(), nil)
+		web, err := knowledge.Build(context.Background(), cat, knowledge.Options{}, zerolog.Nop())
+		if err != nil {
+			ft.err = err
+			return
+		}
+		ft.tools, ft.err = shop.NewTools(shop.ToolsOptions{Index: idx, Web: web}, zerolog.Nop(), nil)
 		for p := range cat.All() {
 			ft.maxInfo = max(ft.maxInfo, len(shop.AppendProductInfo(nil, []*shop.Product{p})),
 				len(shop.AppendSearchItems(nil, []*shop.Product{p})))
@@ -76,7 +83,7 @@ func toolsForFuzz(tb testing.TB) (*shop.Tools, int) {
 }
 
 // FuzzToolExecute calls Tools.Execute with arbitrary arguments. tool picks
-// one of the four tools, or (tool%5 == 4) uses name as the tool name.
+// one of the six tools, or (tool%7 == 6) uses name as the tool name.
 // Invariants: no panic (Execute turns one into CodeInternal, which must
 // never happen); exactly one of Output and Err; an error has a code and a
 // short, valid UTF-8 message naming the tool; an output is valid JSON of
@@ -87,12 +94,14 @@ func FuzzToolExecute(f *testing.F) {
 	f.Add(uint8(1), "", []byte(`{"product_ids": "2057125590,4708914281"}`))
 	f.Add(uint8(2), "", []byte(`{"product_ids": ["2057125590"]}`))
 	f.Add(uint8(3), "", []byte(`{"status": "success"}`))
-	f.Add(uint8(4), "search", []byte(`{}`))
+	f.Add(uint8(4), "", []byte(`{"q": "which brand was founded in Bergen", "max_results": 3}`))
+	f.Add(uint8(5), "", []byte(`{"code": "print(round(459 * 0.85, 2))"}`))
+	f.Add(uint8(6), "search", []byte(`{}`))
 	tools, maxInfo := toolsForFuzz(f)
 	names := shop.ToolNames()
 	f.Fuzz(func(t *testing.T, tool uint8, name string, args []byte) {
-		if int(tool)%5 < len(names) {
-			name = names[int(tool)%5]
+		if int(tool)%7 < len(names) {
+			name = names[int(tool)%7]
 		}
 		ctx := context.Background()
 		res := tools.Execute(ctx, name, json.RawMessage(args))
@@ -120,7 +129,12 @@ func FuzzToolExecute(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("%s %q: output is not valid JSON: %q", name, args, out)
 			}
-			if limit := 20*maxInfo + 1024; len(out) > limit {
+			limit := 20*maxInfo + 1024
+			if name == shop.ToolPythonExecute {
+				// Printed text, JSON-escaped: at most 6 bytes per byte.
+				limit = 6*pyexec.DefaultLimits().MaxOutputBytes + 2
+			}
+			if len(out) > limit {
 				t.Fatalf("%s %q: output is %d bytes, over %d", name, args, len(out), limit)
 			}
 			switch name {
@@ -141,7 +155,20 @@ func FuzzToolExecute(f *testing.F) {
 						t.Fatalf("%s %q: item without product_id: %v", name, args, it)
 					}
 				}
-			case shop.ToolRecommendProduct, shop.ToolTerminate:
+			case shop.ToolWebSearch:
+				var results []map[string]string
+				if err := json.Unmarshal(out, &results); err != nil {
+					t.Fatalf("%s %q: output is not a JSON array of string objects: %v", name, args, err)
+				}
+				if len(results) > shop.MaxWebResults {
+					t.Fatalf("%s %q: %d results, at most %d", name, args, len(results), shop.MaxWebResults)
+				}
+				for _, r := range results {
+					if len(r) != 3 || r["url"] == "" || r["title"] == "" || r["content"] == "" {
+						t.Fatalf("%s %q: result %v is not {url, title, content}", name, args, r)
+					}
+				}
+			case shop.ToolRecommendProduct, shop.ToolTerminate, shop.ToolPythonExecute:
 				var s string
 				if err := json.Unmarshal(out, &s); err != nil {
 					t.Fatalf("%s %q: output is not a JSON string: %v", name, args, err)

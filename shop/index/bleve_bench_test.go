@@ -33,12 +33,7 @@ func BenchmarkEngines(b *testing.B) {
 	const n = 200_000
 	products := subset(b, 1_000_000, n)
 	queries := workload.Queries(products, 5000, 1)
-	shops := map[string]uint32{}
-	for i := range products {
-		if _, ok := shops[products[i].ShopID]; !ok {
-			shops[products[i].ShopID] = uint32(len(shops))
-		}
-	}
+	shops := shopNumbers(products)
 	iqs := make([]index.Query, len(queries))
 	for i, q := range queries {
 		iq, err := toIndexQuery(q, shops)
@@ -145,6 +140,17 @@ func subset(b *testing.B, n, k int) []shop.Product {
 		b.Fatal(err)
 	}
 	return out
+}
+
+// shopNumbers numbers the products' shops densely, in order of appearance.
+func shopNumbers(products []shop.Product) map[string]uint32 {
+	shops := map[string]uint32{}
+	for i := range products {
+		if _, ok := shops[products[i].ShopID]; !ok {
+			shops[products[i].ShopID] = uint32(len(shops))
+		}
+	}
+	return shops
 }
 
 func fillDoc(p *shop.Product, shops map[string]uint32, d *index.Doc) {

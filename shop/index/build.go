@@ -129,11 +129,13 @@ type Index struct {
 	sortedPrice []float64
 	// svcDocs[b] lists, ascending, the documents with service bit b.
 	svcDocs [8][]uint32
+	// svcHas[m] counts the documents that have every service bit of m.
+	svcHas [256]uint32
+
+	// window is the document span of one windowed accumulation pass.
+	window uint32
 
 	pool sync.Pool // *searchScratch
-	// accs holds the term-at-a-time accumulators (nil until first used);
-	// its capacity bounds how many exist, and so their memory.
-	accs chan *accumulator
 }
 
 // blockSize is the granularity of block-max pruning.
@@ -161,7 +163,7 @@ func (ix *Index) Stats() Stats {
 		int64(len(ix.off))*4 + int64(len(ix.docs))*4 + int64(len(ix.imps))*2 +
 		int64(len(ix.maxImp))*2 + int64(len(ix.blockMax))*2 +
 		int64(ix.n)*(8+4+1) + int64(len(ix.shopOff))*4 + int64(len(ix.shopDocs))*4 +
-		int64(len(ix.byPrice))*(4+8)
+		int64(len(ix.byPrice))*(4+8) + int64(len(ix.svcHas))*4
 	for _, l := range ix.svcDocs {
 		b += int64(len(l)) * 4
 	}
@@ -501,18 +503,24 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	for i, d := range ix.byPrice {
 		ix.sortedPrice[i] = ix.price[d]
 	}
+	var svcCount [256]uint32
 	for d, bits := range ix.svc {
+		svcCount[bits]++
 		for b := range 8 {
 			if bits&(1<<b) != 0 {
 				ix.svcDocs[b] = append(ix.svcDocs[b], uint32(d))
 			}
 		}
 	}
-	ix.pool.New = func() any { return new(searchScratch) }
-	ix.accs = make(chan *accumulator, max(2, runtime.GOMAXPROCS(0)))
-	for range cap(ix.accs) {
-		ix.accs <- nil
+	for m := range 256 {
+		for v, c := range svcCount {
+			if v&m == m {
+				ix.svcHas[m] += c
+			}
+		}
 	}
+	ix.window = windowSize(n)
+	ix.pool.New = func() any { return new(searchScratch) }
 
 	st := ix.Stats()
 	log.Debug().Int("docs", st.Docs).Int("terms", st.Terms).Int("postings", st.Postings).

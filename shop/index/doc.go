@@ -13,15 +13,19 @@
 // service filters; the filters act inside retrieval, before the cut. Each
 // query takes the cheapest of three exact strategies:
 //
-//   - MaxScore document-at-a-time retrieval with block-max skipping, for the
-//     usual short queries: lists that cannot lift a document into the top k
-//     are only probed, never scanned;
 //   - filter-driven evaluation when a filter is selective (a small shop, a
 //     narrow price range, a rare service): its documents are scored one by
-//     one by probing the query's lists;
-//   - term-at-a-time accumulation for queries made of many common words,
-//     where MaxScore cannot prune. Its buffers are large, so an index keeps
-//     a bounded number of them.
+//     one by probing the query's lists. A service combination that no
+//     document has answers at once;
+//   - MaxScore document-at-a-time retrieval with block-max skipping, for
+//     queries with short lists: lists that cannot lift a document into the
+//     top k are only probed, never scanned;
+//   - windowed term-at-a-time accumulation once the lists are long (many
+//     common words, or filters few documents pass, where MaxScore prunes
+//     little): the document space is scored a cache-sized window at a
+//     time, and windows whose best possible score cannot enter the top k
+//     are skipped. Its cost is bounded by the postings of the query's
+//     MaxQueryTerms terms plus one pass over the documents.
 //
 // The package knows nothing about products: callers describe each document
 // with a Doc. Document numbers are the positions the caller gave, so a caller

@@ -94,26 +94,28 @@ func TestSearchRankingAndFilters(t *testing.T) {
 		{"zero limit", Query{Text: "black", Limit: 0}, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := docsOf(ix.Search(tt.q))
-			if len(got) == 0 && len(tt.want) == 0 {
-				return
-			}
-			// Ranking among equal-scoring docs is by doc number, so check
-			// set equality first for a readable failure, then order.
-			if !slices.Equal(sorted(got), sorted(tt.want)) {
-				t.Fatalf("Search(%+v) docs = %v, want %v", tt.q, got, tt.want)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Fatalf("Search(%+v) order = %v, want %v", tt.q, got, tt.want)
-			}
-			hits := ix.Search(tt.q)
-			for i := 1; i < len(hits); i++ {
-				if hits[i-1].Score < hits[i].Score || (hits[i-1].Score == hits[i].Score && hits[i-1].Doc > hits[i].Doc) {
-					t.Fatalf("hits not in (score desc, doc asc) order: %+v", hits)
+		for _, strategy := range Strategies {
+			t.Run(tt.name+"/"+strategy, func(t *testing.T) {
+				hits := ix.SearchBy(tt.q, strategy)
+				got := docsOf(hits)
+				if len(got) == 0 && len(tt.want) == 0 {
+					return
 				}
-			}
-		})
+				// Ranking among equal-scoring docs is by doc number, so check
+				// set equality first for a readable failure, then order.
+				if !slices.Equal(sorted(got), sorted(tt.want)) {
+					t.Fatalf("Search(%+v) docs = %v, want %v", tt.q, got, tt.want)
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("Search(%+v) order = %v, want %v", tt.q, got, tt.want)
+				}
+				for i := 1; i < len(hits); i++ {
+					if hits[i-1].Score < hits[i].Score || (hits[i-1].Score == hits[i].Score && hits[i-1].Doc > hits[i].Doc) {
+						t.Fatalf("hits not in (score desc, doc asc) order: %+v", hits)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -217,79 +219,65 @@ func randomDocs(r *rand.Rand, n int) []Doc {
 	return docs
 }
 
-// bruteForce scores every document by summing its postings' impacts and
-// applies the filters, the obvious way. Search must agree with it exactly.
-func bruteForce(ix *Index, q Query) []Hit {
-	var terms []uint32
-	for _, t := range Terms(q.Text) {
-		if id, ok := ix.terms[t]; ok && !slices.Contains(terms, id) {
-			terms = append(terms, id)
+// randomQuery draws a query over randomDocs' vocabulary: a title's words,
+// or one of the hostile shapes (many of the commonest words, or more
+// distinct words than MaxQueryTerms), with a random limit and filters.
+func randomQuery(r *rand.Rand) Query {
+	q := Query{Limit: []int{1, 10, 50, 50}[r.IntN(4)]}
+	switch r.IntN(4) {
+	case 0: // the commonest words
+		var w []string
+		for i := range 6 + r.IntN(27) {
+			w = append(w, fmt.Sprintf("w%d", i))
 		}
-	}
-	scores := map[uint32]uint32{}
-	for _, t := range terms {
-		for p := ix.off[t]; p < ix.off[t+1]; p++ {
-			scores[ix.docs[p]] += uint32(ix.imps[p])
+		r.Shuffle(len(w), func(i, j int) { w[i], w[j] = w[j], w[i] })
+		q.Text = strings.Join(w, " ")
+	case 1: // past the term cap, so which terms count matters
+		var b strings.Builder
+		for range 40 + r.IntN(40) {
+			fmt.Fprintf(&b, "w%d ", r.IntN(300))
 		}
+		q.Text = b.String()
+	default:
+		q.Text = randomDocs(r, 1)[0].Title
 	}
-	var es []entry
-	for d, s := range scores {
-		if ix.accept(&q, d) && !(q.HasMin && q.HasMax && q.MinPrice > q.MaxPrice) {
-			es = append(es, entry{score: s, doc: d})
-		}
+	switch r.IntN(8) {
+	case 1: // narrow price range: drives retrieval from the price list
+		q.HasMin, q.MinPrice = true, float64(r.IntN(100))
+		q.HasMax, q.MaxPrice = true, q.MinPrice+0.5
+	case 2: // rare services, and a price bound on one side only
+		q.Services = 0b1111
+		q.HasMin, q.MinPrice = true, float64(r.IntN(50))
+	case 3:
+		q.FilterShop, q.Shop = true, uint32(r.IntN(41))
+	case 4:
+		q.HasMin, q.MinPrice = true, float64(r.IntN(200))
+		q.HasMax, q.MaxPrice = true, q.MinPrice+float64(r.IntN(100))
+	case 5:
+		q.Services = uint8(1 + r.IntN(15))
+	case 6:
+		q.FilterShop, q.Shop = true, uint32(r.IntN(40))
+		q.Services = uint8(r.IntN(4))
+		q.HasMax, q.MaxPrice = true, 100
+	case 7: // a service bit no document has
+		q.Services = 0x40
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return int(a.doc) - int(b.doc)
-	})
-	if len(es) > q.Limit {
-		es = es[:q.Limit]
-	}
-	var hits []Hit
-	for _, e := range es {
-		hits = append(hits, Hit{Doc: e.doc, Score: float64(e.score) / ix.scale})
-	}
-	return hits
+	return q
 }
 
-func TestSearchMatchesBruteForce(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
+// TestStrategiesMatchReference runs random queries, hostile shapes
+// included, through every strategy and compares each with the reference
+// ranking, on an index with several accumulation windows.
+func TestStrategiesMatchReference(t *testing.T) {
+	seed := RandomSeed(t)
+	r := rand.New(rand.NewPCG(seed, 11))
 	docs := randomDocs(r, 20000)
 	ix := buildTest(t, docs, 2)
-	for i := range 400 {
-		q := Query{Text: randomDocs(r, 1)[0].Title, Limit: []int{1, 10, 50}[i%3]}
-		switch i % 7 {
-		case 5:
-			// Narrow price range: drives retrieval from the price list.
-			q.HasMin, q.MinPrice = true, float64(r.IntN(100))
-			q.HasMax, q.MaxPrice = true, q.MinPrice+0.5
-		case 6:
-			// Rare services, and a price bound on one side only.
-			q.Services = 0b1111
-			q.HasMin, q.MinPrice = true, float64(r.IntN(50))
-		case 1:
-			q.FilterShop, q.Shop = true, uint32(r.IntN(41))
-		case 2:
-			q.HasMin, q.MinPrice = true, float64(r.IntN(200))
-			q.HasMax, q.MaxPrice = true, q.MinPrice+float64(r.IntN(100))
-		case 3:
-			q.Services = uint8(1 + r.IntN(15))
-		case 4:
-			q.FilterShop, q.Shop = true, uint32(r.IntN(40))
-			q.Services = uint8(r.IntN(4))
-			q.HasMax, q.MaxPrice = true, 100
-		}
-		t.Run(fmt.Sprintf("q%03d", i), func(t *testing.T) {
-			got, want := ix.Search(q), bruteForce(ix, q)
-			if !slices.Equal(got, want) {
-				t.Fatalf("query %+v:\n got %v\nwant %v", q, got, want)
-			}
-		})
+	if w := int(ix.window); ix.n/w < 8 {
+		t.Fatalf("%d documents in windows of %d: too few windows to test the skipping", ix.n, w)
+	}
+	for range 2000 {
+		CheckStrategies(t, ix, randomQuery(r))
 	}
 }
 
@@ -339,7 +327,7 @@ func TestProgressReportsAllWork(t *testing.T) {
 }
 
 // TestCandidatePaths checks that each filter list is chosen when it is the
-// cheapest way in, and that the answers still match brute force.
+// cheapest way in, and that the answers still match the reference.
 func TestCandidatePaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	docs := randomDocs(r, 30000)
@@ -354,6 +342,7 @@ func TestCandidatePaths(t *testing.T) {
 		{"narrow price", Query{Text: common, Limit: 50, HasMin: true, MinPrice: 10, HasMax: true, MaxPrice: 10.5}, "price"},
 		{"empty price range", Query{Text: common, Limit: 50, HasMin: true, MinPrice: 1e9}, "price"},
 		{"rare service", Query{Text: common, Limit: 50, Services: 0x80}, "service"},
+		{"services no document has together", Query{Text: common, Limit: 50, Services: 0x81}, "none pass"},
 		{"small shop", Query{Text: common, Limit: 50, FilterShop: true, Shop: 3}, "shop"},
 		{"no filter", Query{Text: common, Limit: 50}, ""},
 		{"wide price", Query{Text: "w250", Limit: 50, HasMin: true, MinPrice: 0}, ""},
@@ -370,23 +359,25 @@ func TestCandidatePaths(t *testing.T) {
 					terms++
 				}
 			}
-			list, ok := ix.candidates(&tt.q, sc, work, terms)
+			list, ok := ix.candidates(&tt.q, sc, work, terms, false)
 			if ok != (tt.source != "") {
 				t.Fatalf("candidate path used = %v, want %v (%d docs)", ok, tt.source != "", len(list))
+			}
+			if tt.source == "none pass" && len(list) != 0 {
+				t.Fatalf("%d candidates, want none", len(list))
 			}
 			if !slices.IsSorted(list) {
 				t.Fatal("candidate list not ascending")
 			}
-			if got, want := ix.Search(tt.q), bruteForce(ix, tt.q); !slices.Equal(got, want) {
-				t.Fatalf("got %v\nwant %v", got, want)
-			}
+			CheckStrategies(t, ix, tt.q)
 		})
 	}
 }
 
-// TestTermAtATime checks the accumulator path (many common words) against
-// brute force, with and without filters.
-func TestTermAtATime(t *testing.T) {
+// TestWindowed checks the windowed path (many common words) against the
+// reference, with and without filters, and that its pooled accumulator is
+// clean for the next query.
+func TestWindowed(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	docs := randomDocs(r, 30000)
 	ix := buildTest(t, docs, 2)
@@ -398,23 +389,20 @@ func TestTermAtATime(t *testing.T) {
 		{Text: words, Limit: 50, Services: 1},
 		{Text: words, Limit: 50, HasMax: true, MaxPrice: 400},
 		{Text: words, Limit: 50, FilterShop: true, Shop: 5, Services: 2},
+		{Text: "w0 w1", Limit: 50, HasMin: true, MinPrice: 1e9},
 	}
 	for i, q := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			var work uint64
-			terms := 0
 			for _, term := range Terms(q.Text) {
 				id := ix.terms[term]
 				work += uint64(ix.off[id+1] - ix.off[id])
-				terms++
 			}
-			if !ix.preferTermAtATime(work, terms) {
-				t.Fatalf("query does not take the accumulator path (work %d)", work)
+			if !ix.preferWindows(work) {
+				t.Fatalf("query does not take the windowed path (work %d)", work)
 			}
-			for range 3 { // reuse of pooled accumulators across queries
-				if got, want := ix.Search(q), bruteForce(ix, q); !slices.Equal(got, want) {
-					t.Fatalf("got %v\nwant %v", got, want)
-				}
+			for range 3 {
+				CheckStrategies(t, ix, q)
 			}
 		})
 	}

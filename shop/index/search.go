@@ -64,17 +64,10 @@ type searchScratch struct {
 	ub      []uint32
 	heap    []entry
 	docs    []uint32
-}
-
-// accumulator is a term-at-a-time scoring buffer: acc[d] is valid when
-// stamp[d] == epoch, which saves clearing n entries per query. They are
-// large (8 bytes per document), so an index keeps a bounded set of them
-// (see Index.accs) instead of one per concurrent search.
-type accumulator struct {
-	acc     []uint32
-	stamp   []uint32
-	epoch   uint32
-	touched []uint32
+	// win is windowed's accumulator (all zero between uses) and ends its
+	// per-list window limits.
+	win  []uint32
+	ends []uint32
 }
 
 // maxPriceCandidates bounds the price-range list a search may copy and
@@ -137,9 +130,24 @@ func (t *topK) offer(e entry) {
 	}
 }
 
+// strategy is one of Search's exact retrieval algorithms.
+type strategy uint8
+
+const (
+	auto       strategy = iota
+	byFilter            // score a filter list's documents one by one
+	byMaxScore          // document at a time, MaxScore and block-max pruning
+	byWindows           // term at a time, in cache-sized document windows
+)
+
 // Search returns up to q.Limit matching documents, best first: higher BM25F
 // score, then lower document number.
-func (ix *Index) Search(q Query) []Hit {
+func (ix *Index) Search(q Query) []Hit { return ix.search(q, auto) }
+
+// search runs q by strategy s, or by the cheapest one for auto. All give
+// the same hits; tests force each in turn. A forced byFilter falls back to
+// auto when q has no filter list to walk.
+func (ix *Index) search(q Query, s strategy) []Hit {
 	if q.Limit <= 0 || ix.n == 0 {
 		return nil
 	}
@@ -195,72 +203,135 @@ func (ix *Index) Search(q Query) []Hit {
 	top := topK{h: sc.heap[:0], k: q.Limit}
 	// A selective filter is cheaper to walk document by document than the
 	// query's posting lists are to merge: pick the smallest filter list.
-	if docs, ok := ix.candidates(&q, sc, work, len(sc.cursors)); ok {
-		ix.searchDocs(q, sc, &top, docs)
-		return ix.finish(sc, &top)
+	if s == auto || s == byFilter {
+		if docs, ok := ix.candidates(&q, sc, work, len(sc.cursors), s == byFilter); ok {
+			ix.searchDocs(q, sc, &top, docs)
+			return ix.finish(sc, &top)
+		}
+		s = auto
 	}
-	if ix.preferTermAtATime(work, len(sc.cursors)) {
-		ix.termAtATime(q, sc, &top)
+	if s == auto {
+		s = byMaxScore
+		if ix.preferWindows(work) {
+			s = byWindows
+		}
+	}
+	if s == byWindows {
+		ix.windowed(q, sc, &top)
 	} else {
 		ix.maxScore(q, sc, &top)
 	}
 	return ix.finish(sc, &top)
 }
 
-// preferTermAtATime picks accumulator scoring for queries with many long
-// posting lists. MaxScore visits a document by scanning every essential
-// list's cursor, and when many common words have similar weights nearly
-// all lists stay essential, so its cost grows with postings × lists. An
-// accumulator pass costs a few steps per posting whatever the list count.
-func (ix *Index) preferTermAtATime(work uint64, lists int) bool {
-	return lists >= 6 && work >= uint64(ix.n)/8 && work >= 50_000
+// preferWindows picks windowed accumulation once the query's lists hold
+// more than one posting per 16 documents. Its cost is a few steps per
+// posting plus a scan of the document space, whatever the list count and
+// the filters. MaxScore's cost depends on how soon it can prune: with
+// many common words of similar weight nearly every list stays essential
+// and each document costs a step per list, and a filter few documents
+// pass keeps its heap from filling, so it prunes nothing at all. Measured
+// on the generated catalog (docs/benchmarks.md), windows were the faster
+// of the two for most queries above this line and MaxScore below it.
+func (ix *Index) preferWindows(work uint64) bool {
+	return work >= uint64(ix.n)/16
 }
 
-// termAtATime adds every posting into a per-document accumulator, then
-// applies the filters to the touched documents and keeps the top k.
-func (ix *Index) termAtATime(q Query, sc *searchScratch, top *topK) {
-	a := <-ix.accs // waits while every accumulator is in use
-	defer func() { ix.accs <- a }()
-	if a == nil {
-		a = &accumulator{acc: make([]uint32, ix.n), stamp: make([]uint32, ix.n)}
+// priceSpan is the range of byPrice inside q's price bounds.
+func (ix *Index) priceSpan(q *Query) (lo, hi int) {
+	lo, hi = 0, len(ix.sortedPrice)
+	if q.HasMin {
+		lo, _ = slices.BinarySearch(ix.sortedPrice, q.MinPrice)
 	}
-	a.epoch++
-	if a.epoch == 0 { // wrapped after 2^32 queries
-		clear(a.stamp)
-		a.epoch = 1
+	if q.HasMax {
+		hi = upperBound(ix.sortedPrice, q.MaxPrice)
 	}
-	acc, stamp, epoch := a.acc, a.stamp, a.epoch
-	touched := a.touched[:0]
-	for _, c := range sc.cursors {
-		docs, imps := ix.docs[c.pos:c.end], ix.imps[c.pos:c.end]
-		for i, d := range docs {
-			if stamp[d] != epoch {
-				stamp[d] = epoch
-				acc[d] = uint32(imps[i])
-				touched = append(touched, d)
-			} else {
-				acc[d] += uint32(imps[i])
+	return lo, hi
+}
+
+// windowSize is how many documents one accumulation window covers: at most
+// 2^16, whose 4-byte scores (256 KB) stay in a core's L2 cache while every
+// list adds into them, where one accumulator over a catalog of a million
+// documents (4 MB) costs a cache miss per posting; and at most an eighth of
+// the catalog, so that a small catalog also has windows to skip.
+func windowSize(n int) uint32 {
+	size := uint32(1) << 16
+	for size > 1<<10 && uint64(size)*8 > uint64(n) {
+		size >>= 1
+	}
+	return size
+}
+
+// windowed scores the document space one window at a time: every list's
+// postings inside the window are added into a dense accumulator, which is
+// then scanned in document order into the top k. A window whose upper
+// bound (the sum, over lists, of their best block impact inside it) cannot
+// beat the current k-th score is skipped without reading its postings.
+func (ix *Index) windowed(q Query, sc *searchScratch, top *topK) {
+	size := ix.window
+	if uint32(len(sc.win)) < size {
+		sc.win = make([]uint32, size)
+	}
+	acc := sc.win[:size] // all zero between windows
+	cs := sc.cursors
+	sc.ends = slices.Grow(sc.ends[:0], len(cs))[:len(cs)]
+	ends := sc.ends
+	for base := uint32(0); base < uint32(ix.n); base += size {
+		next := base + size
+		var bound uint32
+		for i := range cs {
+			c := &cs[i]
+			e := ix.find(c.pos, c.end, next)
+			ends[i] = e
+			if e > c.pos {
+				bound += uint32(slices.Max(ix.blockMax[c.pos/blockSize : (e-1)/blockSize+1]))
 			}
 		}
-	}
-	for _, d := range touched {
-		s := acc[d]
-		// Documents arrive in no particular order here, so an equal score
-		// may still win on document number; offer decides.
-		if top.full() && s < top.threshold() {
+		// Documents here come after every document in the heap, so one
+		// that only ties the k-th score ranks below it.
+		if bound == 0 || (top.full() && bound <= top.threshold()) {
+			for i := range cs {
+				cs[i].pos = ends[i]
+			}
 			continue
 		}
-		if ix.accept(&q, d) {
-			top.offer(entry{score: s, doc: d})
+		for i := range cs {
+			c := &cs[i]
+			docs, imps := ix.docs[c.pos:ends[i]], ix.imps[c.pos:ends[i]]
+			for j, d := range docs {
+				acc[d-base] += uint32(imps[j])
+			}
+			c.pos = ends[i]
 		}
+		// Until the heap is full its threshold is 0, and any matching
+		// document (score >= 1) beats it.
+		theta := top.threshold()
+		win := acc[:min(size, uint32(ix.n)-base)]
+		for j, s := range win {
+			if s > theta {
+				if d := base + uint32(j); ix.accept(&q, d) {
+					top.offer(entry{score: s, doc: d})
+					theta = top.threshold()
+				}
+			}
+		}
+		clear(win)
 	}
-	a.touched = touched
+}
+
+// find returns the first position in [lo, hi) whose document is >= d, or
+// hi (galloping from lo, since the answer is usually near).
+func (ix *Index) find(lo, hi, d uint32) uint32 {
+	c := cursor{pos: lo, end: hi}
+	ix.seek(&c, d)
+	return c.pos
 }
 
 // candidates returns an ascending list of documents that contains every
 // document passing the filters, if one is small enough that probing each of
-// its documents (about 4 steps per query term) beats merging work postings.
-func (ix *Index) candidates(q *Query, sc *searchScratch, work uint64, terms int) ([]uint32, bool) {
+// its documents (about 4 steps per query term) beats merging work postings,
+// or if force is set and the query has one at all.
+func (ix *Index) candidates(q *Query, sc *searchScratch, work uint64, terms int, force bool) ([]uint32, bool) {
 	best := uint64(math.MaxUint64)
 	source := ""
 	var shopDocs []uint32
@@ -268,25 +339,19 @@ func (ix *Index) candidates(q *Query, sc *searchScratch, work uint64, terms int)
 		shopDocs = ix.shopDocs[ix.shopOff[q.Shop]:ix.shopOff[q.Shop+1]]
 		best, source = uint64(len(shopDocs)), "shop"
 	}
+	if q.Services != 0 && ix.svcHas[q.Services] == 0 {
+		return nil, true // no document has every required service
+	}
 	var svc []uint32
 	for b := range 8 {
 		if q.Services&(1<<b) != 0 && (svc == nil || len(ix.svcDocs[b]) < len(svc)) {
 			svc = ix.svcDocs[b]
-			if svc == nil {
-				svc = []uint32{} // a required service nobody offers
-			}
 		}
 	}
 	if svc != nil && uint64(len(svc)) < best {
 		best, source = uint64(len(svc)), "service"
 	}
-	lo, hi := 0, len(ix.sortedPrice)
-	if q.HasMin {
-		lo, _ = slices.BinarySearch(ix.sortedPrice, q.MinPrice)
-	}
-	if q.HasMax {
-		hi = upperBound(ix.sortedPrice, q.MaxPrice)
-	}
+	lo, hi := ix.priceSpan(q)
 	if (q.HasMin || q.HasMax) && hi-lo <= maxPriceCandidates && uint64(max(hi-lo, 0)) < best {
 		best, source = uint64(max(hi-lo, 0)), "price"
 	}
@@ -295,7 +360,7 @@ func (ix *Index) candidates(q *Query, sc *searchScratch, work uint64, terms int)
 	if source == "price" {
 		cost += best * uint64(bits.Len64(best+1))
 	}
-	if source == "" || cost >= work {
+	if source == "" || (cost >= work && !force) {
 		return nil, false
 	}
 	switch source {

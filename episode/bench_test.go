@@ -50,9 +50,10 @@ func benchAgent(steps int) Agent {
 //
 //	go test ./episode/ -run '^$' -bench Loopback -benchtime 3x -timeout 20m
 //
-// Each iteration runs every miner's episodes once; the reported metrics
-// are aggregate tool calls per second and the validator-added latency per
-// step excluding tool execution.
+// Each iteration runs every miner's episodes once. The reported metrics
+// cover every iteration: tool calls per second of wall time and per
+// second of process CPU (validator and miners together), and the median
+// validator-added latency per step excluding tool execution.
 func BenchmarkLoopback(b *testing.B) {
 	const products, steps = 100_000, 30
 	tools, problems := catalogTools(b, products)
@@ -72,10 +73,12 @@ func benchLoopback(b *testing.B, tools *shop.Tools, problems []Problem, miners, 
 		s := newSigner(b)
 		ms[i] = Miner{UID: uint16(i), Hotkey: chain.Mirror(s.Address), Endpoint: startServer(b, s, benchAgent(steps), ServerOptions{})}
 	}
-	var out [][]Trajectory
+	// Every iteration's trajectories, wall time and CPU time count: the
+	// metrics are aggregates over all b.N runs, not the last one.
+	var all []Trajectory
 	var wall, cpu time.Duration
 	for b.Loop() {
-		out = make([][]Trajectory, miners)
+		out := make([][]Trajectory, miners)
 		var wg sync.WaitGroup
 		cpu0 := processCPU(b)
 		start := time.Now()
@@ -87,25 +90,26 @@ func benchLoopback(b *testing.B, tools *shop.Tools, problems []Problem, miners, 
 			wg.Go(func() { out[i] = r.Run(context.Background(), m, ps) })
 		}
 		wg.Wait()
-		wall = time.Since(start)
-		cpu = processCPU(b) - cpu0
+		wall += time.Since(start)
+		cpu += processCPU(b) - cpu0
+		for _, trs := range out {
+			all = append(all, trs...)
+		}
 	}
 
 	var calls, stepsDone int
 	var overhead, toolPerCall, minerTime []time.Duration
-	for _, trs := range out {
-		for _, tr := range trs {
-			if tr.EndReason != ReasonTerminated {
-				b.Errorf("uid %d %s: %s (%s)", tr.MinerUID, tr.ProblemID, tr.EndReason, tr.EndDetail)
-			}
-			for _, s := range tr.Steps {
-				stepsDone++
-				calls += len(s.ToolCalls)
-				overhead = append(overhead, s.TObserved.Sub(s.TReceived)-s.ToolTime)
-				minerTime = append(minerTime, s.TReceived.Sub(s.TSent))
-				if len(s.ToolCalls) > 0 {
-					toolPerCall = append(toolPerCall, s.ToolTime/time.Duration(len(s.ToolCalls)))
-				}
+	for _, tr := range all {
+		if tr.EndReason != ReasonTerminated {
+			b.Errorf("uid %d %s: %s (%s)", tr.MinerUID, tr.ProblemID, tr.EndReason, tr.EndDetail)
+		}
+		for _, s := range tr.Steps {
+			stepsDone++
+			calls += len(s.ToolCalls)
+			overhead = append(overhead, s.TObserved.Sub(s.TReceived)-s.ToolTime)
+			minerTime = append(minerTime, s.TReceived.Sub(s.TSent))
+			if len(s.ToolCalls) > 0 {
+				toolPerCall = append(toolPerCall, s.ToolTime/time.Duration(len(s.ToolCalls)))
 			}
 		}
 	}
@@ -117,13 +121,14 @@ func benchLoopback(b *testing.B, tools *shop.Tools, problems []Problem, miners, 
 		return d[min(len(d)-1, int(p*float64(len(d))))]
 	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "miners %d, episodes %d, steps %d, tool calls %d, wall %s\n", miners, miners*episodes, stepsDone, calls, wall.Round(time.Millisecond))
+	fmt.Fprintf(&report, "%d runs of %d miners: episodes %d, steps %d, tool calls %d, wall %s\n", b.N, miners, len(all), stepsDone, calls, wall.Round(time.Millisecond))
 	fmt.Fprintf(&report, "aggregate tool calls/s %.0f, steps/s %.0f\n", float64(calls)/wall.Seconds(), float64(stepsDone)/wall.Seconds())
 	fmt.Fprintf(&report, "process CPU %s (validator and all %d miners): %.0f tool calls per CPU-second\n", cpu.Round(time.Millisecond), miners, float64(calls)/cpu.Seconds())
 	fmt.Fprintf(&report, "validator-added latency per step excluding tools: p50 %s p90 %s p99 %s\n", pct(overhead, .5), pct(overhead, .9), pct(overhead, .99))
 	fmt.Fprintf(&report, "tool time per call: p50 %s p90 %s p99 %s\n", pct(toolPerCall, .5), pct(toolPerCall, .9), pct(toolPerCall, .99))
 	fmt.Fprintf(&report, "miner time per step (agent + wire, as seen by the validator): p50 %s p90 %s\n", pct(minerTime, .5), pct(minerTime, .9))
 	b.ReportMetric(float64(calls)/wall.Seconds(), "toolcalls/s")
+	b.ReportMetric(float64(calls)/cpu.Seconds(), "toolcalls/cpu-s")
 	b.ReportMetric(float64(pct(overhead, .5).Microseconds())/1000, "overhead-p50-ms")
 	b.Log("\n" + report.String())
 }

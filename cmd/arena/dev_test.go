@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"arena/devarena"
 )
@@ -264,17 +265,27 @@ func runReadmeDev(t *testing.T, args []string) string {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(context.Background(), append([]string{"arena"}, args...), stdout, &stderr, nil) }()
+	// A stuck run fails here with what it printed, well before the test
+	// binary's timeout would end it with goroutine dumps.
+	deadline := time.After(5 * time.Minute)
 	select {
 	case <-stdout.seen:
 	case code := <-done:
 		t.Fatalf("arena dev exited %d before a race was done:\n%s\n%s", code, stdout.String(), stderr.String())
+	case <-deadline:
+		t.Fatalf("arena dev did not finish a race in 5 minutes:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	code, status, errOut := runCLI(t, nil, "status", "--api", "http://"+listen)
 	if code != 0 || !strings.Contains(status, "leader") || !strings.Contains(status, "suite clusters") {
 		t.Errorf("arena status: exit %d\n%s%s", code, status, errOut)
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("arena dev exited %d:\n%s\n%s", code, stdout.String(), stderr.String())
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("arena dev exited %d:\n%s\n%s", code, stdout.String(), stderr.String())
+		}
+	case <-deadline:
+		t.Fatalf("arena dev --races 1 did not exit in 5 minutes:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	out := stdout.String()
 	for _, want := range []string{"qualifying score", "race 1:", "weights set in block", "incentive after the epoch", "summary: 1 race(s)"} {

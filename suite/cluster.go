@@ -240,7 +240,7 @@ func Cluster(ctx context.Context, problems []Problem, opts ClusterOptions) (*Clu
 // signatures computes the MinHash signatures of the problems' queries;
 // base offsets the salt of empty queries.
 func signatures(ctx context.Context, problems []Problem, base int, opts ClusterOptions) ([][]uint64, error) {
-	sh := shingler{k: opts.Shingle, ignored: templateWords()}
+	sh := shingler{k: opts.Shingle, ignored: ignoredWords()}
 	hashes := opts.Bands * opts.Rows
 	sigs := make([][]uint64, len(problems))
 	for i := range problems {

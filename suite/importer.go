@@ -48,8 +48,9 @@ type ImportReport struct {
 const maxRecordBytes = 16 << 20
 
 // ImportShoppingBench reads ShoppingBench task JSON Lines (data/product.jsonl,
-// shop.jsonl, voucher.jsonl; any file whose lines have query and reward).
-// The type follows from the record: a voucher makes a voucher task, a
+// shop.jsonl, voucher.jsonl, web_simpleqa.jsonl; any file whose lines have
+// query and reward). The type follows from the record: a
+// Knowledge_Attribute makes a knowledge task, a voucher a voucher task, a
 // reward list a shop task, a reward object a product task. Malformed lines
 // are reported with name and line number and the rest are kept; only a read
 // failure is an error.
@@ -116,8 +117,8 @@ func decodeShoppingBench(raw []byte) (Problem, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return Problem{}, fmt.Errorf("malformed JSON: %w", err)
 	}
-	if _, ok := m["Knowledge_Attribute"]; ok {
-		return Problem{}, errors.New("a knowledge task (Knowledge_Attribute): not supported, the web_search intent is not built yet")
+	if _, ok := m[knowledgeAttributeKey]; ok {
+		return decodeKnowledge(m)
 	}
 	var p Problem
 	if err := decodeCommon(m, &p); err != nil {
@@ -194,7 +195,7 @@ func decodeORO(raw []byte) (Problem, error) {
 		return Problem{}, err
 	}
 	var category, difficulty string
-	for k, dst := range map[string]*string{"category": &category, "difficulty": &difficulty, "title": &p.Title} {
+	for k, dst := range map[string]*string{"category": &category, "difficulty": &difficulty, "title": &p.Title, "knowledge_attribute": &p.Knowledge} {
 		if raw, ok := m[k]; ok {
 			if err := json.Unmarshal(raw, dst); err != nil {
 				return Problem{}, fmt.Errorf("%s: %w", k, err)
@@ -236,8 +237,12 @@ func ImportFile(path, format string) ([]Problem, ImportReport, error) {
 }
 
 // ShoppingBenchRecord is the problem as a ShoppingBench task line:
-// query, reward, voucher (if any) and the fields kept in Extra.
+// query, reward, voucher (if any) and the fields kept in Extra; knowledge
+// problems as web_simpleqa lines.
 func ShoppingBenchRecord(p *Problem) ([]byte, error) {
+	if p.Type == TypeKnowledge {
+		return knowledgeRecord(p)
+	}
 	b, err := json.Marshal(struct {
 		Query   string   `json:"query"`
 		Reward  Reward   `json:"reward"`
@@ -264,7 +269,8 @@ func WriteShoppingBench(w io.Writer, problems []Problem) error {
 }
 
 // ORORecord is the problem as an element of ORO's suite (without title
-// embeddings).
+// embeddings). ORO has no knowledge problems; theirs carry
+// knowledge_attribute, which ImportORO reads back.
 func ORORecord(p *Problem) ([]byte, error) {
 	if p.Type == "" {
 		return nil, errors.New("problem without type")
@@ -273,10 +279,11 @@ func ORORecord(p *Problem) ([]byte, error) {
 		Query      string   `json:"query"`
 		Reward     Reward   `json:"reward"`
 		Voucher    *Voucher `json:"voucher,omitempty"`
+		Knowledge  string   `json:"knowledge_attribute,omitempty"`
 		Category   string   `json:"category"`
 		Difficulty string   `json:"difficulty"`
 		Title      string   `json:"title"`
-	}{p.Query, p.Reward, p.Voucher, strings.ToUpper(string(p.Type[:1])) + string(p.Type[1:]), string(p.Difficulty), p.Title})
+	}{p.Query, p.Reward, p.Voucher, p.Knowledge, strings.ToUpper(string(p.Type[:1])) + string(p.Type[1:]), string(p.Difficulty), p.Title})
 	if err != nil {
 		return nil, err
 	}

@@ -16,23 +16,30 @@ import (
 // Type is a problem's task type.
 type Type string
 
-// Problem types, as ShoppingBench names its task files.
+// Problem types, as ShoppingBench names its task files (its knowledge
+// tasks are web_simpleqa).
 const (
-	TypeProduct Type = "product"
-	TypeShop    Type = "shop"
-	TypeVoucher Type = "voucher"
+	TypeProduct   Type = "product"
+	TypeShop      Type = "shop"
+	TypeVoucher   Type = "voucher"
+	TypeKnowledge Type = "knowledge"
 )
 
-// Types lists the problem types in a fixed order.
+// Types lists the types the catalog Generator makes, in a fixed order.
+// Knowledge problems also need a web corpus and come from a
+// KnowledgeGenerator; AllTypes includes them.
 func Types() []Type { return []Type{TypeProduct, TypeShop, TypeVoucher} }
+
+// AllTypes lists every problem type in a fixed order.
+func AllTypes() []Type { return append(Types(), TypeKnowledge) }
 
 // ParseType accepts a type name in any case ("Product" is ORO's spelling).
 func ParseType(s string) (Type, error) {
 	switch t := Type(strings.ToLower(strings.TrimSpace(s))); t {
-	case TypeProduct, TypeShop, TypeVoucher:
+	case TypeProduct, TypeShop, TypeVoucher, TypeKnowledge:
 		return t, nil
 	}
-	return "", fmt.Errorf("unknown problem type %q: want product, shop or voucher", s)
+	return "", fmt.Errorf("unknown problem type %q: want product, shop, voucher or knowledge", s)
 }
 
 // Difficulty grades a problem.
@@ -340,6 +347,10 @@ type Problem struct {
 	Query   string   `json:"query"`
 	Reward  Reward   `json:"reward"`
 	Voucher *Voucher `json:"voucher,omitempty"`
+	// Knowledge is a knowledge problem's Knowledge_Attribute: the fact the
+	// query asks for, which the recommended product's title or
+	// description must contain.
+	Knowledge string `json:"knowledge_attribute,omitempty"`
 	// Targets are the reward's product ids, in request order.
 	Targets []string `json:"targets"`
 	// Title is ORO's display name ("Product 1"), kept for round trips.
@@ -354,7 +365,7 @@ type Problem struct {
 type problemJSON Problem
 
 var problemFields = map[string]bool{"id": true, "type": true, "difficulty": true, "cluster": true, "seed": true,
-	"query": true, "reward": true, "voucher": true, "targets": true, "title": true, "source": true}
+	"query": true, "reward": true, "voucher": true, "knowledge_attribute": true, "targets": true, "title": true, "source": true}
 
 // MarshalJSON writes the problem with Extra's fields appended.
 func (p Problem) MarshalJSON() ([]byte, error) {
@@ -423,11 +434,12 @@ func sortedKeys[V any](m map[string]V) []string {
 // generated twice, gets the same id.
 func (p *Problem) ContentID() (string, error) {
 	body, err := json.Marshal(struct {
-		Type    Type     `json:"type"`
-		Query   string   `json:"query"`
-		Reward  Reward   `json:"reward"`
-		Voucher *Voucher `json:"voucher"`
-	}{p.Type, p.Query, p.Reward, p.Voucher})
+		Type      Type     `json:"type"`
+		Query     string   `json:"query"`
+		Reward    Reward   `json:"reward"`
+		Voucher   *Voucher `json:"voucher"`
+		Knowledge string   `json:"knowledge_attribute,omitempty"`
+	}{p.Type, p.Query, p.Reward, p.Voucher, p.Knowledge})
 	if err != nil {
 		return "", fmt.Errorf("problem id: %w", err)
 	}
@@ -452,8 +464,10 @@ func (p *Problem) Finish() error {
 	return nil
 }
 
-// Validate checks that the problem is usable: a type, a query, 1–4 items
-// with product ids and a voucher exactly for voucher problems.
+// Validate checks that the problem is usable: a type, a query, items with
+// product ids (exactly one for product and knowledge problems), a voucher
+// exactly for voucher problems and a knowledge attribute exactly for
+// knowledge problems.
 func (p *Problem) Validate() error {
 	var errs []error
 	if _, err := ParseType(string(p.Type)); err != nil {
@@ -467,8 +481,11 @@ func (p *Problem) Validate() error {
 	}
 	if n := len(p.Reward.Items); n == 0 {
 		errs = append(errs, errors.New("reward has no items"))
-	} else if p.Type == TypeProduct && n != 1 {
-		errs = append(errs, fmt.Errorf("product problem has %d items, want 1", n))
+	} else if (p.Type == TypeProduct || p.Type == TypeKnowledge) && n != 1 {
+		errs = append(errs, fmt.Errorf("%s problem has %d items, want 1", p.Type, n))
+	}
+	if (p.Type == TypeKnowledge) != (strings.TrimSpace(p.Knowledge) != "") {
+		errs = append(errs, fmt.Errorf("%s problem: knowledge attribute %q", p.Type, p.Knowledge))
 	}
 	for i, it := range p.Reward.Items {
 		if strings.TrimSpace(it.ProductID) == "" {
@@ -503,9 +520,10 @@ type PublicProblem struct {
 }
 
 // Public strips the ground truth: reward, targets, cluster,
-// price_after_voucher, and also the seed and source, which would let a
-// miner regenerate or look up the answer. The query already states the
-// budget and voucher rules.
+// price_after_voucher, the knowledge attribute (the fact a knowledge
+// problem makes the agent look up), and also the seed and source, which
+// would let a miner regenerate or look up the answer. The query already
+// states the budget and voucher rules.
 func (p *Problem) Public() PublicProblem {
 	pub := PublicProblem{ID: p.ID, Type: p.Type, Query: p.Query}
 	if v := p.Voucher; v != nil {

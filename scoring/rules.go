@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"arena/episode"
+	"arena/knowledge"
 	"arena/shop"
 	"arena/suite"
 )
@@ -104,6 +105,9 @@ func Rules(ctx context.Context, in Input, opt Options) (Metrics, error) {
 	if p.Type == suite.TypeVoucher && p.Voucher == nil {
 		return Metrics{}, fmt.Errorf("scoring: voucher problem %q has no voucher", p.ID)
 	}
+	if p.Type == suite.TypeKnowledge && strings.TrimSpace(p.Knowledge) == "" {
+		return Metrics{}, fmt.Errorf("scoring: knowledge problem %q has no knowledge attribute", p.ID)
+	}
 	titles := opt.Titles
 	if titles == nil {
 		titles = Lexical{}
@@ -121,7 +125,7 @@ func Rules(ctx context.Context, in Input, opt Options) (Metrics, error) {
 		if i < len(in.Answers) {
 			a = in.Answers[i]
 		}
-		s, err := scoreItem(ctx, titles, &items[i], a)
+		s, err := scoreItem(ctx, titles, &items[i], a, p.Knowledge)
 		if err != nil {
 			return Metrics{}, fmt.Errorf("scoring: item %d: %w", i+1, err)
 		}
@@ -163,7 +167,7 @@ func Rules(ctx context.Context, in Input, opt Options) (Metrics, error) {
 	m.Budget = budget(p.Voucher, found, oneShop, &m)
 
 	switch p.Type {
-	case suite.TypeProduct:
+	case suite.TypeProduct, suite.TypeKnowledge:
 		m.Success = m.Rule == 1
 	case suite.TypeShop:
 		m.Success = m.Rule == 1 && m.Shop == 1
@@ -240,12 +244,17 @@ func budget(v *suite.Voucher, found, oneShop bool, m *Metrics) float64 {
 	return 0
 }
 
-// scoreItem scores one position.
-func scoreItem(ctx context.Context, titles TitleMatcher, it *suite.Item, a Answer) (ItemScore, error) {
+// scoreItem scores one position. A knowledge problem's attribute is one
+// more constraint: the product's title or description contains it, as
+// ShoppingBench's web_rule_score_reward checks its key attribute.
+func scoreItem(ctx context.Context, titles TitleMatcher, it *suite.Item, a Answer, attribute string) (ItemScore, error) {
 	s := ItemScore{Target: it.ProductID, Recommended: a.ID}
 	s.GT = a.ID != "" && a.ID == it.ProductID
 	pairs := pairsOf(it)
 	s.Constraints = len(it.Title) + len(it.Price) + len(it.Service) + len(pairs)
+	if attribute != "" {
+		s.Constraints++
+	}
 	if a.Product == nil {
 		if a.ID == "" {
 			s.Failed = append(s.Failed, "no recommendation at this position")
@@ -277,6 +286,13 @@ func scoreItem(ctx context.Context, titles TitleMatcher, it *suite.Item, a Answe
 				s.Hits++
 			} else {
 				s.Failed = append(s.Failed, fmt.Sprintf("service %q", name))
+			}
+		}
+		if attribute != "" {
+			if knowledge.ContainsFold(pr.Title, attribute) || knowledge.ContainsFold(pr.Description, attribute) {
+				s.Hits++
+			} else {
+				s.Failed = append(s.Failed, fmt.Sprintf("knowledge %q in neither title nor description", attribute))
 			}
 		}
 		hits, variant, missed := BestVariant(pairs, pr)

@@ -345,23 +345,36 @@ func brandFacts(brands map[string]*brandInfo, words map[string]*owner, vocab []s
 			Text: fmt.Sprintf("%s was established by %s in %d and is still based in %s. It is best known for its %s.",
 				b.name, h.founder, h.year, h.city, joinAnd(leaves)),
 		})
+		tpl := QuestionTemplates()
 		var qs []string
 		if founderCount[h.founder] == 1 {
-			qs = append(qs,
-				fmt.Sprintf("What is the name of the %s brand that %s started in %d?", noun, h.founder, h.year),
-				fmt.Sprintf("%s founded a company in %s, %s, that sells %s products. What is the brand called?", h.founder, h.city, h.country, noun))
+			qs = append(qs, fmt.Sprintf(tpl[0], noun, h.founder, h.year), fmt.Sprintf(tpl[1], h.founder, h.city, h.country, noun))
 		}
 		if cityYear[fmt.Sprint(h.city, h.year)] == 1 {
-			qs = append(qs, fmt.Sprintf("Which brand of %s products was founded in %s in %d?", noun, h.city, h.year))
+			qs = append(qs, fmt.Sprintf(tpl[2], noun, h.city, h.year))
 		}
 		if countryYear[fmt.Sprint(h.country, h.year)] == 1 {
-			qs = append(qs, fmt.Sprintf("Which %s products brand from %s was established in %d?", noun, h.country, h.year))
+			qs = append(qs, fmt.Sprintf(tpl[3], noun, h.country, h.year))
 		}
 		if qs = withoutAnswer(qs, b.name); len(qs) > 0 {
 			facts = append(facts, Fact{Kind: KindBrand, Answer: b.name, Questions: qs, URL: url, Products: slices.Clip(b.products)})
 		}
 	}
 	return pages, facts
+}
+
+// QuestionTemplates are the forms of the brand questions, with the
+// brand's details as verbs: the founder-and-year and founder-and-place
+// forms, asked when the founder is unique, and the place-and-year and
+// country-and-year forms, asked when no other brand shares those details.
+// Leak clustering ignores their words, which every brand question shares.
+func QuestionTemplates() []string {
+	return []string{
+		"What is the name of the %s brand that %s started in %d?",
+		"%s founded a company in %s, %s, that sells %s products. What is the brand called?",
+		"Which brand of %s products was founded in %s in %d?",
+		"Which %s products brand from %s was established in %d?",
+	}
 }
 
 func joinAnd(xs []string) string {

@@ -294,3 +294,26 @@ func TestNewRejectsBadPages(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitQuestion(t *testing.T) {
+	for _, tc := range []struct{ query, question, request string }{
+		{"Which brand of audio products was founded in Bergen in 1987? I want to buy a bluetooth speaker from that brand.",
+			"Which brand of audio products was founded in Bergen in 1987?", "I want to buy a bluetooth speaker from that brand."},
+		{"Ana Lind founded a company in Oslo, Norway, that sells audio products. What is the brand called? Show me earbuds from them.",
+			"Ana Lind founded a company in Oslo, Norway, that sells audio products. What is the brand called?", "Show me earbuds from them."},
+		{"Ana Lind founded a company in Oslo. What is it called? I'd like a mug.\n\nMy budget is `500`.",
+			"Ana Lind founded a company in Oslo. What is it called?", "I'd like a mug.\n\nMy budget is `500`."},
+		{"In which city did Marina Abramović perform \"Rhythm 4\" in 1974? I would like to purchase a metal magnetic strap themed around this city.",
+			"In which city did Marina Abramović perform \"Rhythm 4\" in 1974?", "I would like to purchase a metal magnetic strap themed around this city."},
+		{"What is the name of the audio brand that Ana Lind started in 1987? Can you get me earbuds by that company?",
+			"What is the name of the audio brand that Ana Lind started in 1987?", "Can you get me earbuds by that company?"},
+		{"Can you find a red mug? Also, under 500 pesos.", "", ""},
+		{"Which mug is the cheapest?", "", ""},
+		{"I'm looking for a red mug.", "", ""},
+	} {
+		q, r, ok := SplitQuestion(tc.query)
+		if q != tc.question || r != tc.request || ok != (tc.question != "") {
+			t.Errorf("SplitQuestion(%q) = %q, %q, %v; want %q, %q", tc.query, q, r, ok, tc.question, tc.request)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -36,11 +37,40 @@ type ImportReport struct {
 // target product.
 const maxRecordBytes = 16 << 20
 
-// Question is the part of a web_simpleqa query that asks for the fact:
-// everything up to its last question mark (the purchase request follows
-// it), or the whole query if it has none.
+// reWhWord finds the interrogative words a fact question uses; shopping
+// requests phrased as questions ("Can you find a mug?") have none.
+var reWhWord = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|where|when|how)\b`)
+
+// SplitQuestion splits a knowledge query into the question that asks for
+// the fact and the request after it: the question ends at the first
+// question mark whose sentence has an interrogative word (a request may
+// itself end in one: "Can you get me a mug by that company?"), and the
+// request must not be empty. ok is false for any other query.
+func SplitQuestion(query string) (question, request string, ok bool) {
+	for i := 0; i < len(query); i++ {
+		if query[i] != '?' {
+			continue
+		}
+		start := strings.LastIndexAny(query[:i], ".!?\n") + 1
+		if !reWhWord.MatchString(query[start:i]) {
+			continue
+		}
+		if request = strings.TrimSpace(query[i+1:]); request == "" {
+			return "", "", false
+		}
+		return strings.TrimSpace(query[:i+1]), request, true
+	}
+	return "", "", false
+}
+
+// Question is the part of a web_simpleqa query that asks for the fact
+// (SplitQuestion's question), or the query up to its last question mark,
+// or the whole query if it has none.
 func Question(query string) string {
 	query = strings.TrimSpace(query)
+	if q, _, ok := SplitQuestion(query); ok {
+		return q
+	}
 	if i := strings.LastIndex(query, "?"); i >= 0 {
 		return strings.TrimSpace(query[:i+1])
 	}

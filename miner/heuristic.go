@@ -403,6 +403,9 @@ func describePair(p Pair) string {
 
 // Step implements episode.Agent.
 func (h *Heuristic) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
+	if act, ok := h.lookUp(&v); ok { // knowledge tasks: web_search first (knowledge.go)
+		return act, nil
+	}
 	t := ParseTask(v.Query)
 	k := readKnowledge(t, v)
 	n := len(v.History)

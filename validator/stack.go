@@ -17,6 +17,7 @@ import (
 	"arena/chain"
 	"arena/config"
 	"arena/episode"
+	"arena/knowledge"
 	"arena/scoring/judge"
 	"arena/shop"
 	"arena/shop/gen"
@@ -103,7 +104,13 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	s.Tools, err = shop.NewTools(shop.ToolsOptions{Index: idx}, log, reg)
+	// The offline web behind web_search is derived from the catalog, so
+	// every validator with the same catalog serves the same pages.
+	web, err := knowledge.Build(ctx, idx.Catalog(), knowledge.Options{}, log)
+	if err != nil {
+		return nil, err
+	}
+	s.Tools, err = shop.NewTools(shop.ToolsOptions{Index: idx, Web: web}, log, reg)
 	if err != nil {
 		return nil, err
 	}

@@ -408,9 +408,9 @@ func (p *parser) call(fn *nameExpr) (expr, error) {
 	}
 	defer func() { p.depth-- }()
 	c := &callExpr{fn: fn.id, ln: fn.ln}
-	for !p.isOp(")") {
+	err := p.commaList(")", func() error {
 		if p.isOp("*") || p.isOp("**") {
-			return nil, errAt(p.peek().line, "Unsupported", "argument unpacking (*args, **kwargs) is not supported")
+			return errAt(p.peek().line, "Unsupported", "argument unpacking (*args, **kwargs) is not supported")
 		}
 		t := p.peek()
 		next := p.toks[min(p.pos+1, len(p.toks)-1)]
@@ -418,30 +418,39 @@ func (p *parser) call(fn *nameExpr) (expr, error) {
 			p.advance()
 			p.advance()
 			x, err := p.expression()
-			if err != nil {
-				return nil, err
-			}
 			c.kw = append(c.kw, kwArg{name: t.text, x: x})
-		} else {
-			if len(c.kw) > 0 {
-				return nil, errAt(t.line, "SyntaxError", "positional argument follows keyword argument")
-			}
-			x, err := p.expression()
-			if err != nil {
-				return nil, err
-			}
-			c.args = append(c.args, x)
+			return err
+		}
+		if len(c.kw) > 0 {
+			return errAt(t.line, "SyntaxError", "positional argument follows keyword argument")
+		}
+		x, err := p.expression()
+		c.args = append(c.args, x)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// commaList parses comma-separated items up to and including the closing
+// bracket; a trailing comma is allowed.
+func (p *parser) commaList(closing string, item func() error) error {
+	for !p.isOp(closing) {
+		if err := item(); err != nil {
+			return err
 		}
 		if p.isOp(",") {
 			p.advance()
 			continue
 		}
-		if !p.isOp(")") {
-			return nil, p.unexpected(p.peek())
+		if !p.isOp(closing) {
+			return p.unexpected(p.peek())
 		}
 	}
 	p.advance()
-	return c, nil
+	return nil
 }
 
 func (p *parser) atom() (expr, error) {
@@ -484,21 +493,14 @@ func (p *parser) atom() (expr, error) {
 			}
 			defer func() { p.depth-- }()
 			l := &listExpr{ln: t.line}
-			for !p.isOp("]") {
+			err := p.commaList("]", func() error {
 				x, err := p.expression()
-				if err != nil {
-					return nil, err
-				}
 				l.elems = append(l.elems, x)
-				if p.isOp(",") {
-					p.advance()
-					continue
-				}
-				if !p.isOp("]") {
-					return nil, p.unexpected(p.peek())
-				}
+				return err
+			})
+			if err != nil {
+				return nil, err
 			}
-			p.advance()
 			return l, nil
 		case "{":
 			return nil, errAt(t.line, "Unsupported", "dicts and sets are not supported")

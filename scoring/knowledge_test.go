@@ -2,9 +2,13 @@ package scoring
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"arena/episode"
 	"arena/shop"
 	"arena/suite"
 )
@@ -66,4 +70,41 @@ func TestKnowledgeRules(t *testing.T) {
 	if _, err := Rules(context.Background(), Input{Problem: &broken}, Options{}); err == nil {
 		t.Fatal("a knowledge problem without its attribute was scored")
 	}
+}
+
+// TestNewToolsDoNotGround checks that web_search and python_execute
+// outputs cannot make a product id "observed": an agent that prints a
+// product id with python_execute, or finds one in a web page, has still
+// not been shown that product by the shop.
+func TestNewToolsDoNotGround(t *testing.T) {
+	tools, err := shop.NewTools(shop.ToolsOptions{Index: mustTinyIndex(t)}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tools.Execute(context.Background(), shop.ToolPythonExecute,
+		json.RawMessage(`{"code": "print('{\"product_id\": \"4428034196\"}', ['product_id', 77])"}`))
+	if !res.OK() {
+		t.Fatal(res.Err.Message)
+	}
+	web := json.RawMessage(`[{"url": "u", "title": "product_id: 4428034196", "content": "{\"product_id\": \"4428034196\"}"}]`)
+	tr := &episode.Trajectory{Steps: []episode.StepRecord{{
+		ToolCalls: []episode.ToolCall{{ID: "a", Name: shop.ToolPythonExecute}, {ID: "b", Name: shop.ToolWebSearch}},
+		Results:   []episode.ToolResult{{ToolCallID: "a", Result: res.Output}, {ToolCallID: "b", Result: web}},
+	}}}
+	if got := ObservedIDs(tr); len(got) != 0 {
+		t.Fatalf("tool text made ids observed: %v (python output %s)", got, res.Output)
+	}
+}
+
+func mustTinyIndex(t *testing.T) *shop.Index {
+	t.Helper()
+	cat, err := shop.NewCatalog([]shop.Product{{ProductID: "4428034196", Title: "Jersey", Price: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
 }

@@ -3,6 +3,7 @@ package validator
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
@@ -85,6 +86,46 @@ func TestEvidenceAccumulates(t *testing.T) {
 					t.Fatalf("outcomes %v, want %v", outcomes, want)
 				}
 			}
+			// Every race drew its own clusters within the last day, the
+			// restarted process's too.
+			st, err := h.v.StatusNow(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := 0
+			for _, rc := range done {
+				used += len(rc.Clusters)
+			}
+			if used == 0 || st.HiddenClustersUsed24h != used {
+				t.Fatalf("status shows %d hidden clusters used in 24 h, the races drew %d", st.HiddenClustersUsed24h, used)
+			}
 		})
+	}
+}
+
+// TestHiddenClustersUsedSince: only races drawn at or after the cut count,
+// whatever their phase.
+func TestHiddenClustersUsedSince(t *testing.T) {
+	cut := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	races := []records.Race{
+		{ID: 3, StartedAt: cut.Add(time.Hour), Clusters: []string{"a", "b", "c"}, Phase: records.PhaseRunning},
+		{ID: 2, StartedAt: cut, Clusters: []string{"d", "e"}, Phase: records.PhaseAborted},
+		{ID: 1, StartedAt: cut.Add(-time.Second), Clusters: []string{"f"}, Phase: records.PhaseDone},
+		{ID: 0, Clusters: []string{"g"}},
+	}
+	tests := []struct {
+		since time.Time
+		want  int
+	}{
+		{cut.Add(2 * time.Hour), 0},
+		{cut.Add(time.Hour), 3},
+		{cut, 5},
+		{cut.Add(-time.Minute), 6},
+		{time.Time{}, 7},
+	}
+	for _, tt := range tests {
+		if got := hiddenClustersUsedSince(races, tt.since); got != tt.want {
+			t.Errorf("since %v: %d clusters, want %d", tt.since, got, tt.want)
+		}
 	}
 }

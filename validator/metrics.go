@@ -54,7 +54,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 				"Challengers at or above the qualifying bar at the current head: those arena status lists, who race next.", nil, nil),
 		},
 		races: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_races_total",
-			Help: "Races finished, by outcome (crowned, defended, dethroned, no_racers, aborted)."}, []string{"outcome"}),
+			Help: "Races decided, by outcome (crowned, undecided, defended, dethroned, no_racers)."}, []string{"outcome"}),
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_weights_submissions_total",
 			Help: "Weights transactions, by operation (set, commit, reveal) and result (ok, rejected, error)."}, []string{"op", "result"}),
 		sinceWeights: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_blocks_since_weights",

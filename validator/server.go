@@ -143,6 +143,10 @@ type Status struct {
 	Serving     int                 `json:"serving_miners"`
 	Neurons     int                 `json:"neurons"`
 	LastRace    *records.Race       `json:"last_race,omitempty"`
+	// HiddenClustersUsed24h is how many hidden clusters the races drawn in
+	// the last 24 hours (wall clock) consumed: the rate the hidden pool
+	// must be refilled at.
+	HiddenClustersUsed24h int `json:"hidden_clusters_used_24h"`
 }
 
 // StatusNow assembles the status document.
@@ -196,6 +200,7 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 		if err != nil {
 			return err
 		}
+		st.HiddenClustersUsed24h = hiddenClustersUsedSince(races, time.Now().Add(-24*time.Hour))
 		for i := range races {
 			if races[i].Phase == records.PhaseDone {
 				st.LastRace = &races[i]
@@ -209,6 +214,18 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	}
 	st.Suite, err = v.opts.Ledger.Stats(ctx)
 	return st, err
+}
+
+// hiddenClustersUsedSince counts the hidden clusters of the races drawn
+// at or after since. Aborted races count: their clusters were exposed.
+func hiddenClustersUsedSince(races []records.Race, since time.Time) int {
+	n := 0
+	for _, rc := range races {
+		if !rc.StartedAt.Before(since) {
+			n += len(rc.Clusters)
+		}
+	}
+	return n
 }
 
 // raceView applies the race rule, without a race, to the stored state and

@@ -177,6 +177,7 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 		}
 	}
 	fmt.Fprintf(tw, "suite clusters\t%s; hidden pool covers %d more race(s)\n", strings.Join(pool, ", "), st.Suite.RacesCovered)
+	fmt.Fprintf(tw, "hidden used\t%d cluster(s) in the last 24 h\n", st.HiddenClustersUsed24h)
 	_ = tw.Flush()
 
 	fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,12 @@ type Case struct {
 	Problem    *suite.Problem
 	Trajectory *episode.Trajectory
 	Answers    []scoring.Answer
+	// Group names the miner's run the case belongs to (its qualifying
+	// run or its episodes of one race, e.g. "uid 7 race 12"): the
+	// trajectories of one group are checked for a shared template and,
+	// when templated, capped (TemplateOptions.Apply, with the judge's
+	// GroundingOptions.Templates). Empty: not grouped.
+	Group string
 }
 
 // Evaluation is the score of one Case.
@@ -25,7 +32,8 @@ type Evaluation struct {
 	// Metrics are the rule metrics, grounding checked against the
 	// trajectory's observations.
 	Metrics scoring.Metrics
-	// Verdict is the grounding judge's verdict on the trajectory.
+	// Verdict is the grounding judge's verdict on the trajectory,
+	// capped when its group is templated.
 	Verdict Verdict
 	// Final is scoring.Final(&Metrics, Verdict.Score), 0 when Err is set.
 	Final float64
@@ -58,7 +66,9 @@ const batchChunk = 8
 //	v := g.Score(c.Trajectory)
 //	final := scoring.Final(&m, v.Score)
 //
-// (a nil trajectory therefore grounds no answer), but faster: cases are
+// (a nil trajectory therefore grounds no answer), then, per Group, what
+// g's TemplateOptions.Apply gives on the group's verdicts with the final
+// scores recomputed, but faster: cases are
 // scored on opt.Workers goroutines, and the answered ids are looked for
 // first in the last few steps (where a recommended product is normally
 // seen), then in each earlier result right after the judge has read it,
@@ -93,16 +103,74 @@ func (g *Grounding) EvaluateBatch(ctx context.Context, cases []Case, opt BatchOp
 			}
 		}
 	}
-	if workers <= 1 {
+	run(workers, work)
+	g.capGroups(cases, out, max(opt.Workers, 0))
+	return out
+}
+
+// run calls work on n goroutines (on this one when n ≤ 1) and waits.
+func run(n int, work func()) {
+	if n <= 1 {
 		work()
-		return out
+		return
 	}
 	var wg sync.WaitGroup
-	for range workers {
+	for range n {
 		wg.Go(work)
 	}
 	wg.Wait()
-	return out
+}
+
+// capGroups detects templates in each group of cases and caps the
+// evaluations of the templated ones, on workers goroutines (0:
+// GOMAXPROCS).
+func (g *Grounding) capGroups(cases []Case, out []Evaluation, workers int) {
+	o := g.opts.Templates
+	if o.Off {
+		return
+	}
+	index := map[string]int{}
+	var groups [][]int
+	for i := range cases {
+		if cases[i].Group == "" || cases[i].Trajectory == nil || errors.Is(out[i].Err, context.Canceled) || errors.Is(out[i].Err, context.DeadlineExceeded) {
+			continue
+		}
+		k, ok := index[cases[i].Group]
+		if !ok {
+			k = len(groups)
+			index[cases[i].Group] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	run(min(workers, len(groups)), func() {
+		var d detector
+		var trajs []*episode.Trajectory
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(groups) {
+				return
+			}
+			trajs = trajs[:0]
+			for _, i := range groups[k] {
+				trajs = append(trajs, cases[i].Trajectory)
+			}
+			f, ok := d.detect(trajs, o)
+			if !ok {
+				continue
+			}
+			for _, i := range groups[k] {
+				CapTemplated(&out[i].Verdict, f, o.Cap)
+				if out[i].Err == nil {
+					out[i].Final = scoring.Final(&out[i].Metrics, out[i].Verdict.Score)
+				}
+			}
+		}
+	})
 }
 
 // evaluate scores one case with the worker's scan and grounding buffers.

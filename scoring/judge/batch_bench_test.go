@@ -2,6 +2,9 @@ package judge
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"arena/scoring"
@@ -17,13 +20,39 @@ func synthCases(tb testing.TB, n, steps int) []Case {
 }
 
 // synthCasesAt is synthCases with the answered ids observed at step at
-// (never if at is out of range: every answer is then ungrounded).
+// (never if at is out of range: every answer is then ungrounded). The
+// episodes are scoringtest's, with a query that states constraints and
+// varied thinks (genuineThink) about the previous step's results in
+// place of its one fixed line, which the template detection would cap;
+// every 20 consecutive cases are one miner's run (Case.Group).
 func synthCasesAt(tb testing.TB, n, steps, at int) []Case {
 	tb.Helper()
 	eps := scoringtest.Episodes(n, steps, at)
 	out := make([]Case, len(eps))
+	w := wish{kind: "mug", color: "blue", material: "ceramic", under: 60}
 	for i, e := range eps {
-		out[i] = Case{Problem: e.Problem, Trajectory: e.Trajectory, Answers: e.Answers}
+		r := rand.New(rand.NewPCG(uint64(i), 6))
+		tr := e.Trajectory
+		tr.Query = "a blue ceramic mug with free shipping under 60"
+		var prev []item
+		for s := range tr.Steps {
+			tr.Steps[s].Think = genuineThink(r, w, s, prev, nil)
+			prev = prev[:0]
+			for _, res := range tr.Steps[s].Results {
+				var ps []struct {
+					ID    string  `json:"product_id"`
+					Shop  string  `json:"shop_id"`
+					Price float64 `json:"price"`
+				}
+				if err := json.Unmarshal(res.Result, &ps); err != nil {
+					tb.Fatal(err)
+				}
+				for _, p := range ps {
+					prev = append(prev, item{id: p.ID, shop: p.Shop, price: p.Price, color: w.color, material: w.material})
+				}
+			}
+		}
+		out[i] = Case{Problem: e.Problem, Trajectory: tr, Answers: e.Answers, Group: fmt.Sprint("miner ", i/20)}
 	}
 	return out
 }

@@ -19,19 +19,31 @@ import (
 
 // GroundingOptions configure the grounding judge. The zero value is the
 // documented default.
-type GroundingOptions struct{}
+type GroundingOptions struct {
+	// Templates is the template policy over a miner's run (Policy,
+	// TemplateOptions.Apply); the judge of one trajectory does not use it.
+	Templates TemplateOptions
+}
 
 // Grounding is the deterministic judge: the gate ladder (docs/design.md,
 // "Reasoning judge") evaluated against the validator-verified observations
 // only. It is safe for concurrent use.
 type Grounding struct {
+	opts  GroundingOptions
 	log   zerolog.Logger
 	scans sync.Pool // of *scan, reused to spare the allocator
 }
 
 // NewGrounding builds the grounding judge.
-func NewGrounding(_ GroundingOptions, log zerolog.Logger) *Grounding {
-	return &Grounding{log: log.With().Str("component", "scoring.judge.grounding").Logger()}
+func NewGrounding(opts GroundingOptions, log zerolog.Logger) *Grounding {
+	opts.Templates = opts.Templates.withDefaults()
+	return &Grounding{opts: opts, log: log.With().Str("component", "scoring.judge.grounding").Logger()}
+}
+
+// Policy implements the judges' policy (PolicyOf): the template options;
+// the grounding judge is never unavailable.
+func (g *Grounding) Policy() Policy {
+	return Policy{Templates: g.opts.Templates, OnUnavailable: UnavailableGrounding}
 }
 
 // Judge implements Judge. It never returns an error.
@@ -52,7 +64,7 @@ func (g *Grounding) Score(t *episode.Trajectory) Verdict {
 func (g *Grounding) getScan() *scan {
 	s, _ := g.scans.Get().(*scan)
 	if s == nil {
-		s = &scan{query: map[string]bool{}, queryNum: map[string]bool{}}
+		s = &scan{query: map[string]bool{}, queryNum: map[string]bool{}, queryCons: map[string]bool{}}
 	}
 	return s
 }
@@ -71,7 +83,11 @@ func (s *scan) verdict(t *episode.Trajectory) Verdict {
 	// string, sliced per step: one allocation per verdict, not per step.
 	s.reasons = s.reasons[:0]
 	ends := slices.Grow(s.reasonEnds[:0], len(t.Steps))
+	var injected []int
 	for i := range t.Steps {
+		if s.addressesJudge(i) {
+			injected = append(injected, i)
+		}
 		g := s.step(i)
 		ends = append(ends, len(s.reasons))
 		v.Gates.ReferredToResults = v.Gates.ReferredToResults || g.ReferredToResults
@@ -86,7 +102,59 @@ func (s *scan) verdict(t *episode.Trajectory) Verdict {
 	}
 	s.reasonEnds = ends
 	v.Score = Ladder(v.Gates)
+	if injected != nil {
+		forfeit(&v, injected)
+	}
 	return v
+}
+
+// addressesJudge screens step i's think for text addressing the judge.
+func (s *scan) addressesJudge(i int) bool {
+	think := s.t.Steps[i].Think
+	var hit bool
+	if s.screen, hit = screenThink(think, s.screen); hit || !isASCII(think) {
+		return hit
+	}
+	ts := s.toks[i]
+	trig := false
+	for _, tk := range ts {
+		trig = trig || tk.word.trig != trigNone
+	}
+	if !trig {
+		return false
+	}
+	s.screen = s.screen[:0]
+	for _, tk := range ts {
+		s.screen = append(s.screen, tk.word.text)
+	}
+	return addressesJudge(s.screen)
+}
+
+// forfeit takes every rung from a verdict whose thinks address the judge
+// at the given steps, and says so.
+func forfeit(v *Verdict, steps []int) {
+	v.Gates, v.Score = Gates{}, ScoreNoReference
+	for i := range v.PerStep {
+		v.PerStep[i].Score = ScoreNoReference
+	}
+	for _, i := range steps {
+		if i < len(v.PerStep) {
+			v.PerStep[i].Reason = "addresses the judge instead of the shop; the trajectory forfeits reasoning credit"
+		}
+	}
+	v.Findings = append(v.Findings, Finding{Name: FindingInjection, Steps: steps,
+		Detail: "thinks at steps " + joinInts(steps) + " address the judge (a requested score, passed gates, instructions to ignore); no reasoning credit"})
+}
+
+func joinInts(xs []int) string {
+	b := make([]byte, 0, 4*len(xs))
+	for k, x := range xs {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(b)
 }
 
 // Kinds of observed data a think token can match.
@@ -111,7 +179,12 @@ type owner struct {
 type entry struct {
 	text   string        // the token, for entries in scan.words
 	first  [nKinds]int32 // the first step whose results held it, per kind; never if none
+	last   int32         // the last step read so far whose results held it as a datum (not a title word); -1 if none
+	lastT  int32         // the same for a title word (title pass only)
+	lastNP int32         // the last step read so far whose results, holding no product, contained it; -1 if none
 	word   bool          // eligible as an attribute or title word
+	qc     bool          // names a constraint of the query (a content word or a number of the query)
+	trig   uint8         // triggerKind of the token: it may address the judge
 	price  *entry        // for a word entry: its number's entry in scan.prices, if any
 	owners []owner
 }
@@ -130,9 +203,16 @@ type tok struct {
 // are read once, in step order, without building a set of everything
 // they contain.
 type scan struct {
-	t        *episode.Trajectory
-	query    map[string]bool
-	queryNum map[string]bool // normalised numbers of the query
+	t         *episode.Trajectory
+	query     map[string]bool
+	queryNum  map[string]bool // normalised numbers of the query
+	queryCons map[string]bool // the query's content words (its constraints), without request words
+	// prev[i]: step i's think refers to what step i-1 returned (a datum
+	// of it, or its absence of products), decided while the results are
+	// read in step order.
+	prev     []bool
+	products int    // product ids in the results of the step being read
+	fold     []byte // scratch for plural folding
 	slab     []entry
 	all      []tok
 	words    table // think tokens
@@ -145,6 +225,7 @@ type scan struct {
 
 	reasons    []byte // the verdict's per-step reasons, back to back
 	reasonEnds []int  // where each step's reason ends in reasons
+	screen     []string
 }
 
 const maxOwners = 16
@@ -154,15 +235,19 @@ func (s *scan) init(t *episode.Trajectory) {
 	s.titleOK, s.hasWord = false, false
 	clear(s.query)
 	clear(s.queryNum)
+	clear(s.queryCons)
 	s.words.reset()
 	s.prices.reset()
 	s.slab = s.slab[:0]
-	tokenize(t.Query, func(w string, _ int) {
+	queryTokens(t.Query, func(w string) {
 		s.query[w] = true
 		if n, ok := normNumber(w); ok {
 			s.queryNum[n] = true
+		} else if isWord(w) && !isRequestWord(w) {
+			s.queryCons[w] = true
 		}
 	})
+	s.prev = append(s.prev[:0], make([]bool, len(t.Steps))...)
 	s.toks = slices.Grow(s.toks[:0], len(t.Steps))[:len(t.Steps)]
 	size := 0
 	for i := range t.Steps {
@@ -205,16 +290,7 @@ func (s *scan) tokenizeThink(text string, all []tok) []tok {
 		c := text[i]
 		if isAlnum(c) {
 			start := i
-			for i++; ; i += 2 {
-				for i < len(text) && isAlnum(text[i]) {
-					i++
-				}
-				// '.', '_', '-' or '/' between two letters or digits joins
-				if i+1 < len(text) && isJoiner(text[i]) && isAlnum(text[i+1]) {
-					continue
-				}
-				break
-			}
+			i = tokenEnd(text, i)
 			all = s.addTok(all, text[start:i], int32(sentence))
 			continue
 		}
@@ -251,6 +327,8 @@ func (s *scan) addWord(w string) *entry {
 	e.text = w
 	e.word = isWord(w) && !s.query[w]
 	s.hasWord = s.hasWord || e.word
+	e.qc = s.namesConstraint(w)
+	e.trig = triggerKind(w)
 	s.words.put(w, e)
 	if n, ok := priceNumber(w); ok && !s.queryNum[n] {
 		p := s.prices.getString(n)
@@ -273,7 +351,11 @@ func (s *scan) observeAll() {
 	if gr != nil && (gr.done || s.titleOK) {
 		gr = nil
 	}
+	// The first pass decides engagement by data; the title pass, run
+	// only when some step cites no datum, adds engagement by title words.
+	titles := s.titleOK
 	for i := 0; i+1 < len(t.Steps); i++ {
+		s.products = 0
 		for _, r := range t.Steps[i].Results {
 			if r.Error != nil || len(r.Result) == 0 {
 				continue
@@ -282,6 +364,11 @@ func (s *scan) observeAll() {
 			if gr != nil && i < gr.upTo {
 				gr.read(r.Result)
 			}
+		}
+		if titles {
+			s.engageTitle(i)
+		} else {
+			s.engage(i)
 		}
 	}
 	if gr != nil {
@@ -315,6 +402,7 @@ func (s *scan) newEntry() *entry {
 	for k := range e.first {
 		e.first[k] = never
 	}
+	e.last, e.lastT, e.lastNP = -1, -1, -1
 	return e
 }
 
@@ -322,6 +410,11 @@ func (s *scan) newEntry() *entry {
 func (e *entry) mark(k int, step int32, cur []byte) {
 	if e.first[k] == never {
 		e.first[k] = step
+	}
+	if k == kTitle {
+		e.lastT = step
+	} else {
+		e.last = step
 	}
 	if k != kID && k != kTitle && len(cur) > 0 {
 		e.own(cur, step)
@@ -618,6 +711,7 @@ func (s *scan) value(v []byte, kk uint8, attr bool, step int32, cur *[]byte, cur
 			}
 		})
 	case kk == keyProductID:
+		s.products++
 		*cur, *curAt = v, depth
 		if e := s.words.get(v); e != nil {
 			e.mark(kID, step, nil)
@@ -656,12 +750,214 @@ func (s *scan) eachWord(v []byte, fn func([]byte)) {
 	}
 }
 
+// eachToken calls fn with the tokens of v as tokenize makes them (runs
+// of ASCII letters and digits, joined by '.', '_', '-' or '/' between
+// two of them), not lowercased.
+func eachToken[T string | []byte](v T, fn func(T)) {
+	for i := 0; i < len(v); {
+		if !isAlnum(v[i]) {
+			i++
+			continue
+		}
+		start := i
+		i = tokenEnd(v, i)
+		fn(v[start:i])
+	}
+}
+
+// tokenEnd is the end of the token that starts at v[i], a letter or
+// digit.
+func tokenEnd[T string | []byte](v T, i int) int {
+	for i++; ; i += 2 {
+		for i < len(v) && isAlnum(v[i]) {
+			i++
+		}
+		if i+1 < len(v) && isJoiner(v[i]) && isAlnum(v[i+1]) {
+			continue
+		}
+		return i
+	}
+}
+
 func isAlnum(c byte) bool {
 	return (c|0x20)-'a' < 26 || c-'0' < 10 // byte arithmetic: wraps below 'a' or '0'
 }
 
-// step evaluates the gates of step i against the results of steps < i.
+// step is the credit of step i: the gates its think passes against the
+// results of steps < i, or none when it does not engage with the step it
+// follows (it must refer both to what step i-1 returned and to a
+// constraint of the query; docs/scoring.md, "Reasoning credit").
 func (s *scan) step(i int) Gates {
+	g := s.gates(i)
+	if !g.ReferredToResults {
+		return g
+	}
+	prev, query := s.prev[i], s.namesConstraintAt(i)
+	if prev && query {
+		return g
+	}
+	r := append(s.reasons, "; no credit: "...)
+	if !prev {
+		r = append(r, "it does not engage with what step "...)
+		r = strconv.AppendInt(r, int64(i-1), 10)
+		r = append(r, " returned"...)
+		if !query {
+			r = append(r, ", and "...)
+		}
+	}
+	if !query {
+		r = append(r, "it names no constraint of the query"...)
+	}
+	s.reasons = r
+	return Gates{}
+}
+
+// engage decides prev[j+1] once the results of step j are read: the next
+// think names a datum step j returned or, when step j returned no
+// product, acknowledges that or names a word or number of what it did
+// return (a web search, a computation).
+func (s *scan) engage(j int) {
+	next, at := s.toks[j+1], int32(j)
+	if s.products > 0 {
+		for _, tk := range next {
+			if e := tk.word; e.last == at || (e.price != nil && e.price.last == at) {
+				s.prev[j+1] = true
+				return
+			}
+		}
+		return
+	}
+	if absence(next) {
+		s.prev[j+1] = true
+		return
+	}
+	for _, r := range s.t.Steps[j].Results {
+		if r.Error != nil || len(r.Result) == 0 {
+			continue
+		}
+		eachToken([]byte(r.Result), func(w []byte) {
+			if e := s.words.get(w); e != nil && (e.word || e.price != nil) {
+				e.lastNP = at
+			}
+		})
+	}
+	for _, tk := range next {
+		if tk.word.lastNP == at {
+			s.prev[j+1] = true
+			return
+		}
+	}
+}
+
+// engageTitle sets prev[j+1] when the next think names a title, brand or
+// category word of step j's results (the title pass).
+func (s *scan) engageTitle(j int) {
+	if s.prev[j+1] {
+		return
+	}
+	for _, tk := range s.toks[j+1] {
+		if tk.word.lastT == int32(j) {
+			s.prev[j+1] = true
+			return
+		}
+	}
+}
+
+// absence reports whether a think says that a search or call came back
+// with nothing ("no results", "nothing found", "not available").
+func absence(ts []tok) bool {
+	for k, tk := range ts {
+		switch tk.word.text {
+		case "no", "none", "nothing", "empty", "zero", "nowhere", "neither", "missing", "unavailable",
+			"failed", "fails", "error", "errored", "couldn", "didn", "doesn", "wasn", "isn", "aren":
+			return true
+		case "not":
+			if k+1 < len(ts) {
+				switch ts[k+1].word.text {
+				case "found", "available", "exist", "exists", "returned", "listed", "shown", "match", "matched",
+					"matching", "present", "there", "carried", "sold", "in":
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// namesConstraintAt reports whether step i's think names a constraint of
+// the query.
+func (s *scan) namesConstraintAt(i int) bool {
+	for _, tk := range s.toks[i] {
+		if tk.word.qc {
+			return true
+		}
+	}
+	return false
+}
+
+// namesConstraint reports whether the think token w (lowercase) is a
+// constraint of the query: one of its content words, give or take a
+// plural s, or one of its numbers.
+func (s *scan) namesConstraint(w string) bool {
+	if s.queryCons[w] {
+		return true
+	}
+	if n, ok := normNumber(w); ok {
+		return s.queryNum[n]
+	}
+	if len(w) > 3 && w[len(w)-1] == 's' && s.queryCons[w[:len(w)-1]] {
+		return true
+	}
+	s.fold = append(append(s.fold[:0], w...), 's')
+	return s.queryCons[string(s.fold)]
+}
+
+// queryTokens calls fn with the tokens of a query, written the ways the
+// suite writes amounts undone: thousands separators dropped ("1,200")
+// and a peso prefix split off ("P1200", "Php 1200"), so that a think
+// naming the amount names the constraint.
+func queryTokens(q string, fn func(w string)) {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if q[i] == ',' && i > 0 && i+1 < len(q) && isDigit(q[i-1]) && isDigit(q[i+1]) {
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	tokenize(b.String(), func(w string, _ int) {
+		fn(w)
+		for _, prefix := range []string{"php", "p"} {
+			if rest, ok := strings.CutPrefix(w, prefix); ok && rest != "" && isDigit(rest[0]) {
+				fn(rest)
+				return
+			}
+		}
+	})
+}
+
+func isDigit(c byte) bool { return c-'0' < 10 }
+
+// isRequestWord: a word of how shoppers ask, not of what they ask for
+// (the suite's request, price and attribute phrasings); never a
+// constraint.
+func isRequestWord(w string) bool {
+	switch w {
+	case "looking", "look", "need", "want", "find", "buy", "please", "help", "could", "would", "like", "recommend",
+		"show", "shopping", "suggestions", "after", "can", "some", "these", "following", "everything", "items",
+		"list", "store", "stores", "seller", "sellers", "order", "together", "same", "single", "cart", "purchase",
+		"get", "getting", "whole", "cover", "carries", "carry", "sells", "sell", "offering", "every", "below",
+		"here", "which", "there", "what", "where", "does", "your", "also", "thing", "just", "pick", "should",
+		"under", "less", "than", "more", "over", "above", "least", "most", "max", "between", "around", "roughly",
+		"give", "take", "plus", "minus", "range", "priced", "costing", "tops", "upwards", "starting", "pesos",
+		"php", "budget", "cost", "costs", "spend", "kind", "type", "section", "category", "listed", "brand",
+		"made", "option", "variant", "choosing", "whose", "color", "colour", "size", "material", "one", "must", "has", "have", "had", "but", "our", "them", "they", "about":
+		return true
+	}
+	return false
+}
+
+// gates evaluates the gates of step i against the results of steps < i.
+func (s *scan) gates(i int) Gates {
 	var g Gates
 	if i == 0 {
 		s.reasons = append(s.reasons, "no earlier observation to refer to"...)

@@ -15,11 +15,25 @@ import (
 )
 
 // goldenVerdicts is the SHA-256 of the grounding verdicts (JSON, one per
-// line) of goldenCorpus, as computed by the judge before it was optimised
-// for EvaluateBatch (the hand-written reader, tokenizer and maps of
-// docs/benchmarks.md, "Reasoning judge benchmarks"). The optimised judge
-// must give byte-identical verdicts.
-const goldenVerdicts = "d994ef778e667d8cf2a25d5928e7ebd39ee373d533fed563e961fc39584cdb69"
+// line) of goldenCorpus. It was first computed by the judge before it was
+// optimised for EvaluateBatch (the hand-written reader, tokenizer and
+// maps of docs/benchmarks.md, "Reasoning judge benchmarks"), and the
+// optimised judge gave byte-identical verdicts
+// (d994ef778e667d8cf2a25d5928e7ebd39ee373d533fed563e961fc39584cdb69).
+// Issue 15 changed the verdicts on purpose: a step earns credit only when
+// it engages with the step it follows and with a constraint of the query,
+// and a trajectory whose thinks address the judge forfeits its rungs.
+// Old and new trajectory scores, counted per rung:
+//
+//	random 20,000:        0.3 13434, 0.5 632, 0.7 5931, 0.9 3  →  0.3 17179, 0.5 316, 0.7 2505 (3,843 changed)
+//	injection fixtures:   0.3 54, 0.5 54, 0.7 38, 0.9 70        →  0.3 216
+//	synthTrajectories 50: 0.9 50                                →  0.9 50 (its fixed line engages; templates are caught across a run, not here)
+//	synthCases 50:        0.9 50                                →  0.9 50 (scoringtest's fixed line and query "q" give 0.3 50: no constraint named;
+//	                                                                       synthCasesAt now gives them a query and varied thinks)
+//
+// The hash now pins these verdicts: any other change must be explained
+// the same way.
+const goldenVerdicts = "22fb01fecf1b70ae8c981db607066bd85820f51a87b78a2c184fe1d56e9fc86c"
 
 // goldenCorpus is a deterministic corpus of trajectories: random ones
 // (random thinks over a vocabulary of ids, prices, attribute and title

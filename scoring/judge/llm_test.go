@@ -38,6 +38,13 @@ type fakeServer struct {
 
 func newFakeServer(t *testing.T, script func(model string, attempt int) reply) *fakeServer {
 	t.Helper()
+	return newFakeModel(t, func(model string, attempt int, _ string) reply { return script(model, attempt) })
+}
+
+// newFakeModel is newFakeServer whose script also reads the request's
+// user message, as a model would.
+func newFakeModel(t *testing.T, script func(model string, attempt int, user string) reply) *fakeServer {
+	t.Helper()
 	f := &fakeServer{tries: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/chat/completions" {
@@ -56,7 +63,11 @@ func newFakeServer(t *testing.T, script func(model string, attempt int) reply) *
 		n := f.tries[model]
 		f.tries[model]++
 		f.mu.Unlock()
-		rep := script(model, n)
+		var user string
+		if msgs, _ := body["messages"].([]any); len(msgs) == 2 {
+			user, _ = msgs[1].(map[string]any)["content"].(string)
+		}
+		rep := script(model, n, user)
 		if rep.hang {
 			<-r.Context().Done()
 			return
@@ -143,7 +154,7 @@ func TestLLMJudge(t *testing.T) {
 				}
 			}
 			j := newLLM(t, srv.url, models...)
-			tr := fixture(t, "Searching.", "P100234 looks good.")
+			tr := fixture(t, "Searching.", "P100234 looks good."+wantsMug)
 			v, err := j.Judge(context.Background(), tr)
 			if err != nil {
 				t.Fatal(err)

@@ -24,8 +24,22 @@
 //     price, shop_id or attribute value of one of the named products;
 //     else 0.7, if so 0.9.
 //
-// The trajectory's gates are those passed by at least one step, and its
-// score is the ladder over them; per-step scores use the same ladder.
+// A step passes no gate unless its think engages with the step it
+// follows: it names something step i-1 returned (a datum, a title word,
+// or that nothing came back) and a constraint of the query (a content
+// word or a number of it). The trajectory's gates are those passed by at
+// least one step, and its score is the ladder over them; per-step scores
+// use the same ladder. A think that addresses the judge (asks for a
+// score, declares gates passed, orders it to ignore its instructions)
+// forfeits every rung of the trajectory (FindingInjection, screen.go).
+//
+// # Templates
+//
+// DetectTemplates compares the masked think skeletons of one miner's
+// qualifying run or race; a run whose thinks share one skeleton across
+// problems gets FindingTemplated and its q capped (TemplateOptions,
+// default cap 0.5). EvaluateBatch applies it per Case.Group; the
+// validator applies it per run with PolicyOf(judge).Templates.Apply.
 //
 // Why it resists prompt injection: every piece of evidence must equal a
 // token that the validator's observations contained before that step.
@@ -61,7 +75,7 @@
 // # LLM
 //
 // LLM asks an OpenAI-compatible chat endpoint (openai-go) to apply the
-// same ladder. The prompt is the embedded, versioned prompt_v1.txt
+// same ladder. The prompt is the embedded, versioned prompt_v2.txt
 // (PromptVersion, recorded in the verdict). The trajectory is rendered
 // as JSON and fenced as untrusted data by lines that carry a nonce drawn
 // from crypto/rand for every call (the agent wrote its text before the
@@ -72,7 +86,12 @@
 // ladder's value for the gates is a violation too. Models are tried in
 // order at temperature 0, each request under a timeout; 429 and 5xx are
 // retried with exponential backoff, and a malformed or invalid answer, a
-// timeout or another error moves to the next model. When every model
-// fails, the grounding verdict is returned with Fallback set, so a
-// trajectory always gets a score.
+// timeout or another error moves to the next model; a model whose
+// answer could not be used is benched (skipped) for LLMOptions.BenchFor.
+// When no model answers, the grounding verdict is returned with Fallback
+// and Unavailable set, so a trajectory always gets a score, and
+// Policy.Voids tells the validator whether a run judged that way is void
+// (LLMOptions.OnUnavailable). A model's verdict is bounded by the
+// grounding verdict, step by step: a model may see less than the
+// evidence, never more, and a clipped verdict carries FindingClipped.
 package judge

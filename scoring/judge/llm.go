@@ -12,7 +12,10 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -26,10 +29,10 @@ import (
 
 // PromptVersion names the embedded prompt; it is stored in every llm
 // verdict so a verdict can be traced to the exact instructions.
-const PromptVersion = "v1"
+const PromptVersion = "v2"
 
-//go:embed prompt_v1.txt
-var promptV1 string
+//go:embed prompt_v2.txt
+var promptText string
 
 // LLMOptions configure the llm judge.
 type LLMOptions struct {
@@ -64,16 +67,34 @@ type LLMOptions struct {
 	Registerer prometheus.Registerer
 	// Rand is the nonce source; default crypto/rand.
 	Rand io.Reader
+	// BenchFor is how long a model whose answer could not be used
+	// (unparseable, off the schema, no choices) is skipped; default
+	// 10 minutes.
+	BenchFor time.Duration
+	// OnUnavailable says what a race judged while no model answers is
+	// worth: UnavailableVoid (the default: the race is void) or
+	// UnavailableGrounding (scored by the grounding fallback). See
+	// Policy.Voids.
+	OnUnavailable string
+	// Now is the clock of the bench; default time.Now.
+	Now func() time.Time
 }
 
 // LLM is the llm judge: the gate ladder applied by a chat model, with the
 // grounding judge as its fallback. It is safe for concurrent use.
 type LLM struct {
-	opts     LLMOptions
-	client   *llmclient.Client
-	log      zerolog.Logger
-	requests *prometheus.CounterVec
-	fallback prometheus.Counter
+	opts        LLMOptions
+	client      *llmclient.Client
+	log         zerolog.Logger
+	requests    *prometheus.CounterVec
+	fallback    prometheus.Counter
+	unavailable prometheus.Counter
+	benches     *prometheus.CounterVec
+	benchedNow  *prometheus.GaugeVec
+	clipped     prometheus.Counter
+
+	mu      sync.Mutex
+	benched map[string]time.Time // model → skipped until
 }
 
 // NewLLM builds the llm judge. It makes no request until the first
@@ -111,6 +132,19 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	if opts.Rand == nil {
 		opts.Rand = rand.Reader
 	}
+	if opts.BenchFor <= 0 {
+		opts.BenchFor = 10 * time.Minute
+	}
+	switch opts.OnUnavailable {
+	case "":
+		opts.OnUnavailable = UnavailableVoid
+	case UnavailableVoid, UnavailableGrounding:
+	default:
+		return nil, fmt.Errorf("llm judge: on unavailable %q: must be %s or %s", opts.OnUnavailable, UnavailableVoid, UnavailableGrounding)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	log = log.With().Str("component", "scoring.judge.llm").Logger()
 	if opts.Fallback == nil {
 		opts.Fallback = NewGrounding(GroundingOptions{}, log)
@@ -121,7 +155,7 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm judge: %w", err)
 	}
-	j := &LLM{opts: opts, client: client, log: log,
+	j := &LLM{opts: opts, client: client, log: log, benched: map[string]time.Time{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_judge_llm_requests_total",
 			Help: "LLM judge requests by model and outcome (ok, retryable, timeout, error, invalid).",
@@ -130,9 +164,28 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 			Name: "arena_judge_llm_fallbacks_total",
 			Help: "LLM judge verdicts that fell back to the grounding judge.",
 		}),
+		unavailable: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "arena_judge_llm_unavailable_total",
+			Help: "LLM judge verdicts for which no model answered (every one failed or was benched).",
+		}),
+		benches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arena_judge_llm_benched_total",
+			Help: "Times a model was benched for an answer that could not be used.",
+		}, []string{"model"}),
+		benchedNow: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "arena_judge_llm_model_benched",
+			Help: "1 while a model is benched (skipped) for an answer that could not be used.",
+		}, []string{"model"}),
+		clipped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "arena_judge_llm_clipped_total",
+			Help: "LLM judge verdicts lowered to what the grounding evidence supports.",
+		}),
+	}
+	for _, m := range opts.Models {
+		j.benchedNow.WithLabelValues(m).Set(0)
 	}
 	if opts.Registerer != nil {
-		for _, c := range []prometheus.Collector{j.requests, j.fallback} {
+		for _, c := range []prometheus.Collector{j.requests, j.fallback, j.unavailable, j.benches, j.benchedNow, j.clipped} {
 			if err := opts.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("llm judge: registering metrics: %w", err)
 			}
@@ -142,9 +195,12 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 }
 
 // Judge implements Judge. It returns an error only when ctx ends; any
-// failure of the models gives the grounding verdict with Fallback set.
+// failure of the models gives the grounding verdict with Fallback set
+// (and Unavailable when no model answered). A model's verdict is bounded
+// by the grounding verdict (bound).
 func (j *LLM) Judge(ctx context.Context, t *episode.Trajectory) (Verdict, error) {
-	fb := j.opts.Fallback.Score(t)
+	ground := j.opts.Fallback.Score(t)
+	fb := ground
 	fb.Fallback = true
 	fb.PromptVersion = PromptVersion
 	nonce, err := j.nonce()
@@ -161,22 +217,121 @@ func (j *LLM) Judge(ctx context.Context, t *episode.Trajectory) (Verdict, error)
 		}
 	}
 	params := j.params(nonce, data, steps(t))
-	var lastErr error
+	lastErr := errors.New("every model is benched")
 	for _, model := range j.opts.Models {
+		if j.isBenched(model) {
+			continue
+		}
 		params.Model = shared.ChatModel(model)
 		v, err := j.ask(ctx, params, model, steps(t))
 		if err == nil {
+			if bound(&v, &ground) {
+				j.clipped.Inc()
+			}
 			return v, nil
 		}
 		lastErr = err
 		if ctx.Err() != nil {
 			return fb, ctx.Err()
 		}
+		if errors.Is(err, errUnusable) {
+			j.bench(model)
+		}
 		j.log.Warn().Str("model", model).Err(err).Msg("llm judge model failed; trying the next")
 	}
-	j.log.Warn().Err(lastErr).Msg("every llm judge model failed; using the grounding verdict")
+	j.log.Warn().Err(lastErr).Msg("no llm judge model answered; using the grounding verdict")
 	j.fallback.Inc()
+	j.unavailable.Inc()
+	fb.Unavailable = true
 	return fb, nil
+}
+
+// Policy implements the judges' policy (PolicyOf): the grounding
+// fallback's template options and OnUnavailable.
+func (j *LLM) Policy() Policy {
+	return Policy{Templates: j.opts.Fallback.opts.Templates, OnUnavailable: j.opts.OnUnavailable}
+}
+
+// errUnusable marks an answer that could not be used as a verdict: the
+// model is benched for it.
+var errUnusable = errors.New("unusable answer")
+
+// isBenched reports whether model is benched now, lifting an expired
+// bench.
+func (j *LLM) isBenched(model string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	until, ok := j.benched[model]
+	if !ok {
+		return false
+	}
+	if j.opts.Now().Before(until) {
+		return true
+	}
+	delete(j.benched, model)
+	j.benchedNow.WithLabelValues(model).Set(0)
+	j.log.Info().Str("model", model).Msg("llm judge model back from the bench")
+	return false
+}
+
+// bench skips model for BenchFor.
+func (j *LLM) bench(model string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	until := j.opts.Now().Add(j.opts.BenchFor)
+	j.benched[model] = until
+	j.benches.WithLabelValues(model).Inc()
+	j.benchedNow.WithLabelValues(model).Set(1)
+	j.log.Warn().Str("model", model).Time("until", until).Msg("llm judge model benched: its answer could not be used")
+}
+
+// bound lowers the model's verdict v to what the grounding verdict g
+// supports: no step scores above g's score for that step, no gate passes
+// that g's gates do not, and the score is the ladder's for the bounded
+// gates. A model can therefore see less in a trajectory than the
+// evidence shows, never more (an id the validator never showed, a price
+// it never returned). When it clips anything the verdict carries a
+// FindingClipped with the steps; g's injection finding is carried over.
+// It reports whether it clipped.
+func bound(v, g *Verdict) bool {
+	var steps []int
+	for k := range v.PerStep {
+		st := &v.PerStep[k]
+		limit, why := ScoreNoReference, "no such step"
+		if st.Step >= 0 && st.Step < len(g.PerStep) {
+			limit, why = g.PerStep[st.Step].Score, g.PerStep[st.Step].Reason
+		}
+		if st.Score > limit {
+			st.Score = limit
+			st.Reason += " [clipped to " + strconv.FormatFloat(limit, 'f', -1, 64) + ": " + why + "]"
+			steps = append(steps, st.Step)
+		}
+	}
+	gates := Gates{
+		ReferredToResults: v.Gates.ReferredToResults && g.Gates.ReferredToResults,
+		CitedDatum:        v.Gates.CitedDatum && g.Gates.CitedDatum,
+		Compared:          v.Gates.Compared && g.Gates.Compared,
+	}
+	clippedGates := gates != v.Gates
+	v.Gates = gates
+	score := min(Ladder(gates), g.Score)
+	clippedScore := score < v.Score
+	v.Score = score
+	for _, f := range g.Findings {
+		if f.Name == FindingInjection {
+			v.Findings = append(v.Findings, f)
+		}
+	}
+	if len(steps) == 0 && !clippedGates && !clippedScore {
+		return false
+	}
+	slices.Sort(steps)
+	detail := "the model's verdict exceeded what the validator's observations support; bounded by the grounding verdict"
+	if len(steps) > 0 {
+		detail += " at steps " + joinInts(steps)
+	}
+	v.Findings = append(v.Findings, Finding{Name: FindingClipped, Detail: detail, Steps: steps})
+	return true
 }
 
 func steps(t *episode.Trajectory) int {
@@ -205,7 +360,7 @@ func (j *LLM) ask(ctx context.Context, params openai.ChatCompletionNewParams, mo
 			v, err := parseVerdict(msg.Content, n)
 			if err != nil {
 				j.requests.WithLabelValues(model, "invalid").Inc()
-				return Verdict{}, fmt.Errorf("model %s: %w", model, err)
+				return Verdict{}, fmt.Errorf("model %s: %w: %w", model, errUnusable, err)
 			}
 			j.requests.WithLabelValues(model, "ok").Inc()
 			v.Judge, v.Model, v.PromptVersion, v.Raw = NameLLM, model, PromptVersion, msg.Content
@@ -214,7 +369,7 @@ func (j *LLM) ask(ctx context.Context, params openai.ChatCompletionNewParams, mo
 		switch {
 		case errors.Is(err, llmclient.ErrNoChoices):
 			j.requests.WithLabelValues(model, "invalid").Inc()
-			return Verdict{}, fmt.Errorf("model %s: %w", model, err)
+			return Verdict{}, fmt.Errorf("model %s: %w: %w", model, errUnusable, err)
 		case errors.Is(err, llmclient.ErrTimeout):
 			j.requests.WithLabelValues(model, "timeout").Inc()
 			return Verdict{}, fmt.Errorf("model %s: %w", model, err)
@@ -240,7 +395,7 @@ func (j *LLM) ask(ctx context.Context, params openai.ChatCompletionNewParams, mo
 // params builds the request: the instructions, the fenced trajectory and
 // the instructions again, at temperature 0 with the verdict schema.
 func (j *LLM) params(nonce string, data []byte, n int) openai.ChatCompletionNewParams {
-	instructions := strings.ReplaceAll(promptV1, "{{NONCE}}", nonce)
+	instructions := strings.ReplaceAll(promptText, "{{NONCE}}", nonce)
 	var user strings.Builder
 	fmt.Fprintf(&user, "The trajectory has %d steps, numbered from 0.\n", n)
 	fmt.Fprintf(&user, "<<<BEGIN UNTRUSTED TRAJECTORY %s>>>\n", nonce)

@@ -40,7 +40,8 @@ func TestLLMInjectionFenced(t *testing.T) {
 	for i, inj := range injections {
 		current = inj
 		before := len(f.requests())
-		v, err := j.Judge(context.Background(), fixture(t, "P100234 at 49.5 and P100777 at 35.25 "+inj, inj))
+		tr := fixture(t, "P100234 at 49.5 and P100777 at 35.25 "+inj, inj)
+		v, err := j.Judge(context.Background(), tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,8 +87,9 @@ func TestLLMInjectionFenced(t *testing.T) {
 				fail("injection " + current + ": the trajectory is not whole, valid JSON inside the fence")
 			}
 		}
-		if v.Score != honest || v.Fallback {
-			t.Errorf("injection %d (%q): score %.2f fallback %v, want the honest %.2f", i, inj, v.Score, v.Fallback, honest)
+		// The model's honest verdict, bounded by the evidence.
+		if want := min(honest, newGrounding(t).Score(tr).Score); v.Score != want || v.Fallback {
+			t.Errorf("injection %d (%q): score %.2f fallback %v, want the honest %.2f bounded: %.2f", i, inj, v.Score, v.Fallback, honest, want)
 		}
 	}
 	for _, p := range problems {

@@ -21,7 +21,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 count="${1:-3}"
-rows="${ROWS:-dev scoring episode metagraph weights suite export search adversarial}"
+rows="${ROWS:-dev scoring episode metagraph weights suite simulate export search adversarial}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 doc=docs/benchmarks.md
@@ -58,7 +58,7 @@ bench_processes() {
 # keep their lines from the current table, so a partial run (ROWS=...)
 # replaces only its own rows. The last column says when and under what
 # load a row was measured.
-all_rows="dev scoring episode metagraph weights suite export search adversarial"
+all_rows="dev scoring episode metagraph weights suite simulate export search adversarial"
 mkdir "$out/rows"
 row() { # measure | command | median | target | verdict
 	printf '| %s | %s | `%s` | %s | %s | %s | @MEASURED@ |\n' "$r" "$1" "$2" "$3" "$4" "$5" >>"$out/rows/$r.md"
@@ -149,6 +149,11 @@ for r in $rows; do
 		clu=$(sec "$(median "$out/suite.txt" ns/op '^BenchmarkCluster100k')")
 		row "suite: generate 10,000 problems from a 100k catalog" "go test ./suite -run '^\$' -bench 'Generate10kFrom100k\$' -benchtime 1x" "$gen s" "≤ 60 s" "$(verdict "$gen" '<=' 60)"
 		row "suite: cluster 100,000 problems" "go test ./suite -run '^\$' -bench 'Cluster100k\$' -benchtime 1x" "$clu s" "≤ 30 s" "$(verdict "$clu" '<=' 30)"
+		;;
+	simulate)
+		bench simulate ./simulate 'Simulate64Miners$' 1x
+		s=$(sec "$(median "$out/simulate.txt" ns/op)")
+		row "races: arena simulate, 8 validators × 64 miners × 7 days of finney races" "go test ./simulate -run '^\$' -bench 'Simulate64Miners\$' -benchtime 1x" "$s s" "≤ 60 s" "$(verdict "$s" '<=' 60)"
 		;;
 	dev)
 		go build -o "$out/arena" ./cmd/arena

@@ -35,7 +35,7 @@ func newSimulateCommand(env *cliEnv) *cli.Command {
 			"finney (a race every 360-block tempo of 12 s blocks). The output gives, at each checkpoint\n" +
 			"day, who the validators crown and whether they agree, then the time to crown the best\n" +
 			"miner, false crowns, flaps and the cost. Every run's randomness comes from --seed and the\n" +
-			"run number, so a result replays exactly. See docs/scoring.md (\"Race decisions\").",
+			"run number, so a result replays exactly. See docs/scoring.md (\"Races: who leads\").",
 		Flags: append(env.globalFlags(),
 			&cli.IntFlag{Name: "validators", Usage: "independent validators `K`, equal stake", Value: 8},
 			&cli.IntFlag{Name: "miners", Usage: "miners `N` (>= 2): the leader, the challenger and N-2 field miners", Value: 2},

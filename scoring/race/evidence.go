@@ -72,7 +72,7 @@ func (p Pairs) Mean() float64 {
 // per-problem advantage, in units of Σd². It sets where the test is most
 // powerful (around a few hundred discordant problems) and must stay at
 // least about 12 for the test to be monotone in the scores (docs/scoring.md,
-// "Race decisions"); the simulation in arena simulate measured power to be
+// "Races: who leads"); the simulation in arena simulate measured power to be
 // flat between 5 and 40.
 const mixtureVariance = 20
 

@@ -62,6 +62,12 @@ type Options struct {
 	// Skills, if set, gives each miner's skill (len must equal Miners);
 	// by default skills spread from 1 down to 0.2.
 	Skills []float64
+	// BestArrivesAfter, if > 0, keeps the first miner (the best, skill 1
+	// by default) off the subnet's axons for that many race windows: it
+	// announces its axon at block BestArrivesAfter × race_every_blocks,
+	// so the others race without it first and it must take the crown
+	// from whoever leads by then.
+	BestArrivesAfter int
 	// DrawSeed, if set, makes race draws deterministic (tests comparing runs).
 	DrawSeed func(window uint64) uint64
 	// WrapListener, if set, wraps each miner's listener (tests record
@@ -100,6 +106,9 @@ type MinerInfo struct {
 	Skill    float64
 	Address  string
 	Endpoint string
+	// ArrivesAt is the block from which the miner's axon is on chain (0:
+	// from the start; see Options.BestArrivesAfter).
+	ArrivesAt uint64
 }
 
 // Arena is a running development arena: a devnet with a subnet, reference
@@ -121,7 +130,16 @@ type Arena struct {
 
 	servers []*episode.Server
 	lns     []net.Listener
+	late    []lateAxon
 	log     zerolog.Logger
+}
+
+// lateAxon is a miner's axon announcement held back until a block.
+type lateAxon struct {
+	uid    uint16
+	signer *chain.Signer
+	axon   chain.Axon
+	at     uint64
 }
 
 // Start builds the devnet, registers and serves the miners, and opens the
@@ -145,6 +163,9 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 	}
 	if opts.Validators < 1 || opts.Validators > 16 {
 		return nil, fmt.Errorf("validators %d: must be between 1 and 16", opts.Validators)
+	}
+	if opts.BestArrivesAfter < 0 {
+		return nil, fmt.Errorf("best miner arrives after %d race windows: must not be negative", opts.BestArrivesAfter)
 	}
 	if opts.BlockTime == 0 {
 		opts.BlockTime = 250 * time.Millisecond
@@ -215,7 +236,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			}
 		}
 	}()
-	err = a.startMiners(ctx, opts)
+	err = a.startMiners(ctx, opts, cfg.Validator.RaceEveryBlocks)
 	stopBoot()
 	<-bootDone
 	if err != nil {
@@ -261,7 +282,7 @@ func peerDataDir(first, home string, i int) string {
 
 // startMiners serves a heuristic agent per miner account on a loopback port
 // and announces it on chain with serveAxon, as `arena miner serve-axon` does.
-func (a *Arena) startMiners(ctx context.Context, opts Options) error {
+func (a *Arena) startMiners(ctx context.Context, opts Options, raceEvery uint64) error {
 	n := opts.Miners
 	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL(), ExpectedChainID: devnet.ChainID}, a.log)
 	if err != nil {
@@ -299,10 +320,15 @@ func (a *Arena) startMiners(ctx context.Context, opts Options) error {
 		}
 		a.servers, a.lns = append(a.servers, srv), append(a.lns, ln)
 		ap := netip.MustParseAddrPort(ln.Addr().String())
-		if _, err := client.ServeAxon(ctx, acct.Signer(), a.Devnet.Netuid(), chain.Axon{IP: ap.Addr(), Port: ap.Port(), Version: episode.Version}); err != nil {
+		axon := chain.Axon{IP: ap.Addr(), Port: ap.Port(), Version: episode.Version}
+		info := MinerInfo{UID: acct.UID, Skill: skill, Address: acct.Address.Hex(), Endpoint: ln.Addr().String()}
+		if i == 0 && opts.BestArrivesAfter > 0 {
+			info.ArrivesAt = uint64(opts.BestArrivesAfter) * raceEvery
+			a.late = append(a.late, lateAxon{uid: acct.UID, signer: acct.Signer(), axon: axon, at: info.ArrivesAt})
+		} else if _, err := client.ServeAxon(ctx, acct.Signer(), a.Devnet.Netuid(), axon); err != nil {
 			return fmt.Errorf("miner uid %d: serve axon: %w", acct.UID, err)
 		}
-		a.Miners = append(a.Miners, MinerInfo{UID: acct.UID, Skill: skill, Address: acct.Address.Hex(), Endpoint: ln.Addr().String()})
+		a.Miners = append(a.Miners, info)
 	}
 	return nil
 }
@@ -327,6 +353,9 @@ func (a *Arena) Run(ctx context.Context) error {
 	for i, srv := range a.servers {
 		g.Go(func() error { return srv.Serve(gctx, a.lns[i]) })
 	}
+	for _, l := range a.late {
+		g.Go(func() error { return a.arrive(gctx, l) })
+	}
 	if len(a.Stacks) > 0 {
 		var stacks sync.WaitGroup
 		for _, st := range a.Stacks {
@@ -348,6 +377,33 @@ func (a *Arena) Run(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// arrive announces a held-back miner's axon once the chain reaches its
+// block.
+func (a *Arena) arrive(ctx context.Context, l lateAxon) error {
+	if err := a.Devnet.WaitForBlock(ctx, l.at); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before the arrival
+		}
+		return fmt.Errorf("miner uid %d arrives: %w", l.uid, err)
+	}
+	client, err := chain.Dial(ctx, chain.Options{URL: a.Devnet.URL(), ExpectedChainID: devnet.ChainID}, a.log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("miner uid %d arrives: %w", l.uid, err)
+	}
+	defer client.Close()
+	if _, err := client.ServeAxon(ctx, l.signer, a.Devnet.Netuid(), l.axon); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("miner uid %d arrives: serve axon: %w", l.uid, err)
+	}
+	a.log.Info().Uint16("uid", l.uid).Uint64("block", l.at).Msg("a held-back miner announced its axon")
+	return nil
 }
 
 // Close stops everything Start opened.

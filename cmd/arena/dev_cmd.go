@@ -17,7 +17,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "dev",
 		Usage:     "run a whole arena in one process: devnet, reference miners and the validator",
-		UsageText: "arena dev [--miners N] [--validators N] [--races N] [--data DIR] [--listen HOST:PORT]",
+		UsageText: "arena dev [--miners N] [--validators N] [--races N] [--best-arrives N] [--data DIR] [--listen HOST:PORT]",
 		Description: "Starts a local chain (the devnet) with a subnet, registers this validator and --miners\n" +
 			"reference miners of spread skill (1.0 down to 0.2) serving on loopback, generates a catalog\n" +
 			"and a problem suite, and runs the validator on fast timings. The terminal shows\n" +
@@ -31,12 +31,16 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			"that arena dev did not make is refused.\n\n" +
 			"With --validators N (up to 16) it runs N independent validators on the same chain, each\n" +
 			"with its own key, store (DIR/validator, DIR/validator-2, ...) and hidden draws; the view\n" +
-			"follows the first and shows every validator's leader and the consensus the chain reaches.\n" +
+			"follows the first and shows every validator's leader and the consensus the chain reaches.\n\n" +
+			"With --best-arrives N the best miner (skill 1.0) announces its axon only after N race\n" +
+			"windows: the others race without it, and the view shows it qualify and then take the\n" +
+			"crown once its heats show it better than the leader (docs/scoring.md, \"Races: who leads\").\n" +
 			"While it runs, try `arena status --api http://LISTEN` in another terminal.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "miners", Value: 8, Usage: "reference miners to run"},
 			&cli.IntFlag{Name: "validators", Value: 1, Usage: "independent validators `N` to run (1 to 16)"},
 			&cli.IntFlag{Name: "races", Usage: "exit after `N` races (0: run until interrupted)"},
+			&cli.IntFlag{Name: "best-arrives", Usage: "the best miner joins after `N` race windows (0: from the start)"},
 			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` to keep the validator's data in (as DIR/validator)", TakesFile: true},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "operator `HOST:PORT` for /metrics, health and the API"},
 			&cli.DurationFlag{Name: "block-time", Value: 250 * time.Millisecond, Usage: "devnet block interval"},
@@ -51,6 +55,9 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			}
 			if cmd.Int("races") < 0 {
 				return usageError{err: errors.New("--races must not be negative"), command: cmd.FullName()}
+			}
+			if cmd.Int("best-arrives") < 0 {
+				return usageError{err: errors.New("--best-arrives must not be negative"), command: cmd.FullName()}
 			}
 			cfg, err := env.loadUnvalidated(cmd, configFlags{"listen": "metrics.listen"})
 			if err != nil {
@@ -74,7 +81,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			lastStage := ""
 			a, err := devarena.Start(ctx, devarena.Options{
 				Config: *cfg, Home: home, Miners: int(cmd.Int("miners")), Validators: int(cmd.Int("validators")), BlockTime: cmd.Duration("block-time"),
-				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(),
+				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(), BestArrivesAfter: int(cmd.Int("best-arrives")),
 				OnEvent: func(e validator.Event) {
 					select {
 					case events <- e:
@@ -126,7 +133,11 @@ func printDevIntro(env *cliEnv, a *devarena.Arena) {
 	c := a.Config.Validator
 	fmt.Fprintf(w, "\ndevnet %s (netuid %d, tempo %d blocks); validator uid %d\n", a.Devnet.URL(), a.Devnet.Netuid(), a.Devnet.Tempo(), a.ValidatorUID)
 	for _, m := range a.Miners {
-		fmt.Fprintf(w, "  miner uid %d  skill %.2f  ws://%s\n", m.UID, m.Skill, m.Endpoint)
+		arrives := ""
+		if m.ArrivesAt > 0 {
+			arrives = fmt.Sprintf("  (announces its axon at block %d)", m.ArrivesAt)
+		}
+		fmt.Fprintf(w, "  miner uid %d  skill %.2f  ws://%s%s\n", m.UID, m.Skill, m.Endpoint, arrives)
 	}
 	fmt.Fprintf(w, "\nthe cycle: each miner qualifies on %d public problems; every %d blocks the qualifiers and the\n"+
 		"leader race on %d fresh hidden problems; the winner's weights go on chain and the next epoch's\n"+

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+
+	"arena/internal/llmclient"
 )
 
 // DefaultEmbeddingThreshold is ORO's cosine threshold for a title match.
@@ -42,10 +43,9 @@ type EmbeddingsConfig struct {
 // OpenAI, ...). It is the only part of the package that does I/O: one
 // request per phrase/title pair, both texts in one batch.
 type Embeddings struct {
-	client    openai.Client
+	client    *llmclient.Client
 	model     string
 	threshold float64
-	timeout   time.Duration
 }
 
 // NewEmbeddings checks cfg and builds the matcher. It makes no request.
@@ -70,15 +70,12 @@ func NewEmbeddings(cfg EmbeddingsConfig) (*Embeddings, error) {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/") + "/"),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(cfg.MaxRetries),
+	client, err := llmclient.New(llmclient.Options{BaseURL: strings.TrimRight(cfg.BaseURL, "/") + "/", APIKey: cfg.APIKey,
+		Timeout: timeout, MaxRetries: cfg.MaxRetries, HTTPClient: cfg.HTTPClient})
+	if err != nil {
+		return nil, fmt.Errorf("embeddings: %w", err)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Embeddings{client: openai.NewClient(opts...), model: cfg.Model, threshold: th, timeout: timeout}, nil
+	return &Embeddings{client: client, model: cfg.Model, threshold: th}, nil
 }
 
 // Name implements TitleMatcher.
@@ -100,9 +97,7 @@ func (e *Embeddings) Cosine(ctx context.Context, a, b string) (float64, error) {
 	if strings.TrimSpace(a) == "" || strings.TrimSpace(b) == "" {
 		return 0, errors.New("embeddings: empty text cannot be embedded")
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.timeout)
-	defer cancel()
-	res, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+	res, err := e.client.Embeddings(ctx, openai.EmbeddingNewParams{
 		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: []string{a, b}},
 		Model:          openai.EmbeddingModel(e.model),
 		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,

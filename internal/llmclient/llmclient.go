@@ -1,7 +1,8 @@
 // Package llmclient is the one place arena builds a client for an
-// OpenAI-compatible chat-completions endpoint (the miner's LLM agent, the
-// LLM judge): where it points, which key it sends, how long a call may
-// take and how failed calls are classified.
+// OpenAI-compatible endpoint (chat completions for the miner's LLM agent
+// and the LLM judge, embeddings for the title matcher): where it points,
+// which key it sends, how long a call may take and how failed calls are
+// classified.
 //
 // The client talks only to what its options say. openai.NewClient would
 // also read OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID,
@@ -58,12 +59,13 @@ type Options struct {
 	UserAgent string
 }
 
-// Client calls one chat-completions endpoint. It is safe for concurrent
+// Client calls one OpenAI-compatible API root. It is safe for concurrent
 // use.
 type Client struct {
-	chat     openai.ChatCompletionService
-	timeout  time.Duration
-	endpoint string
+	chat       openai.ChatCompletionService
+	embeddings openai.EmbeddingService
+	timeout    time.Duration
+	root       string
 }
 
 // ErrTimeout is matched by the error of a call that ran out of
@@ -109,8 +111,8 @@ func New(opts Options) (*Client, error) {
 	if opts.UserAgent != "" {
 		copts = append(copts, option.WithHeader("User-Agent", opts.UserAgent))
 	}
-	return &Client{chat: openai.NewChatCompletionService(copts...), timeout: opts.Timeout,
-		endpoint: strings.TrimSuffix(opts.BaseURL, "/") + "/chat/completions"}, nil
+	return &Client{chat: openai.NewChatCompletionService(copts...), embeddings: openai.NewEmbeddingService(copts...),
+		timeout: opts.Timeout, root: strings.TrimSuffix(opts.BaseURL, "/")}, nil
 }
 
 // Chat sends one chat-completions request and returns the first choice's
@@ -120,26 +122,46 @@ func (c *Client) Chat(ctx context.Context, params openai.ChatCompletionNewParams
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	resp, err := c.chat.New(rctx, params)
-	switch {
-	case err != nil && rctx.Err() != nil && ctx.Err() == nil:
-		return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s: %w after %s", c.endpoint, ErrTimeout, c.timeout)
-	case err != nil:
-		var apiErr *openai.Error
-		var urlErr *url.Error
-		switch {
-		case errors.As(err, &urlErr):
-			return openai.ChatCompletionMessage{}, err // names the URL already
-		case errors.As(err, &apiErr) && apiErr.Message != "":
-			// openai-go's message is the status alone; the endpoint's own
-			// words ("model overloaded", "invalid model") are what an
-			// operator needs.
-			return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s: %w: %s", c.endpoint, err, oneLine(apiErr.Message, 300))
-		}
-		return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s: %w", c.endpoint, err)
-	case len(resp.Choices) == 0:
-		return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s: %w", c.endpoint, ErrNoChoices)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, c.callError(ctx, rctx, "/chat/completions", err)
+	}
+	if len(resp.Choices) == 0 {
+		return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s/chat/completions: %w", c.root, ErrNoChoices)
 	}
 	return resp.Choices[0].Message, nil
+}
+
+// Embeddings sends one embeddings request (BaseURL/embeddings). Its
+// errors are classified as Chat's.
+func (c *Client) Embeddings(ctx context.Context, params openai.EmbeddingNewParams) (*openai.CreateEmbeddingResponse, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	resp, err := c.embeddings.New(rctx, params)
+	if err != nil {
+		return nil, c.callError(ctx, rctx, "/embeddings", err)
+	}
+	return resp, nil
+}
+
+// callError names the endpoint in a failed call's error, tells a timeout
+// of the call (ErrTimeout) from the caller's cancellation, and adds the
+// endpoint's own message to an error answer.
+func (c *Client) callError(ctx, rctx context.Context, path string, err error) error {
+	endpoint := c.root + path
+	var apiErr *openai.Error
+	var urlErr *url.Error
+	switch {
+	case rctx.Err() != nil && ctx.Err() == nil:
+		return fmt.Errorf("POST %s: %w after %s", endpoint, ErrTimeout, c.timeout)
+	case errors.As(err, &urlErr):
+		return err // names the URL already
+	case errors.As(err, &apiErr) && apiErr.Message != "":
+		// openai-go's message is the status alone; the endpoint's own
+		// words ("model overloaded", "invalid model") are what an
+		// operator needs.
+		return fmt.Errorf("POST %s: %w: %s", endpoint, err, oneLine(apiErr.Message, 300))
+	}
+	return fmt.Errorf("POST %s: %w", endpoint, err)
 }
 
 // oneLine keeps an endpoint's message to one line of at most n bytes.

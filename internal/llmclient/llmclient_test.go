@@ -325,3 +325,70 @@ func TestNewOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbeddings: an embeddings call goes to BaseURL/embeddings with the
+// configured key only (no OPENAI_* variable travels or redirects), and
+// fails as Chat does: a timeout is ErrTimeout, an error answer carries
+// the endpoint's message and its URL.
+func TestEmbeddings(t *testing.T) {
+	elsewhere := newEndpoint(t, nil)
+	t.Setenv("OPENAI_BASE_URL", elsewhere.url+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-from-openai-env")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Leak: yes")
+	vectors := func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"list","model":"e","data":[{"object":"embedding","index":0,"embedding":[1,0]},{"object":"embedding","index":1,"embedding":[0,1]}],"usage":{"prompt_tokens":2,"total_tokens":2}}`)
+	}
+	tests := []struct {
+		name    string
+		answer  func(w http.ResponseWriter, r *http.Request, n int)
+		timeout time.Duration
+		wantErr []string // substrings; none: success
+		isErr   error
+	}{
+		{name: "vectors", answer: vectors},
+		{name: "overloaded", answer: func(w http.ResponseWriter, _ *http.Request, _ int) {
+			apiError(w, http.StatusServiceUnavailable, "embedding model overloaded")
+		}, wantErr: []string{"/v1/embeddings", "embedding model overloaded"}},
+		{name: "hangs", answer: func(_ http.ResponseWriter, r *http.Request, _ int) { <-r.Context().Done() },
+			timeout: 50 * time.Millisecond, wantErr: []string{"/v1/embeddings", "timed out"}, isErr: ErrTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEndpoint(t, tt.answer)
+			c := newClient(t, Options{BaseURL: e.url + "/v1", APIKey: "sk-mine", Timeout: tt.timeout})
+			res, err := c.Embeddings(context.Background(), openai.EmbeddingNewParams{
+				Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: []string{"a", "b"}}, Model: "e"})
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Data) != 2 || res.Data[1].Embedding[1] != 1 {
+					t.Fatalf("embeddings %+v", res.Data)
+				}
+			} else {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not mention %q", err, w)
+					}
+				}
+				if tt.isErr != nil && !errors.Is(err, tt.isErr) {
+					t.Errorf("error %q is not %v", err, tt.isErr)
+				}
+			}
+			reqs := e.requests()
+			if len(reqs) != 1 || reqs[0].path != "/v1/embeddings" || reqs[0].model != "e" {
+				t.Fatalf("requests %+v, want one to /v1/embeddings for model e", reqs)
+			}
+			if a := reqs[0].header.Get("Authorization"); a != "Bearer sk-mine" || reqs[0].header.Get("X-Leak") != "" {
+				t.Errorf("Authorization %q, X-Leak %q", a, reqs[0].header.Get("X-Leak"))
+			}
+		})
+	}
+	if n := len(elsewhere.requests()); n != 0 {
+		t.Fatalf("OPENAI_BASE_URL got %d requests", n)
+	}
+}

@@ -2,10 +2,12 @@ package dataset
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"arena/internal/atomicfile"
 )
 
 // writeCard writes the dataset card: Hugging Face front matter naming
@@ -134,7 +136,10 @@ func writeCard(path string, o *Options, r *Report) error {
 	fmt.Fprintf(&b, "- episode kinds: %s\n", orNone(strings.Join(kinds, ", ")))
 	fmt.Fprintf(&b, "- suite version: %s\n", r.Suite)
 	fmt.Fprintf(&b, "- episodes read: %d\n", r.EpisodesRead)
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
 }
 
 func rowUnit(f Format) string {

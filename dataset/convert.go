@@ -32,7 +32,7 @@ Rules:
 
 Before each tool call, reason about what the previous results showed: cite the product ids, prices, shops and attributes you saw and compare candidates.`
 
-// Tools returns the episode's tool schemas (the shop's four tools) in the
+// Tools returns the episode's tool schemas (every tool the shop offers) in the
 // exported form.
 func Tools() []Tool {
 	schemas := shop.ToolSchemas()

@@ -17,6 +17,7 @@ import (
 
 	"arena/dataset"
 	"arena/dataset/datasettest"
+	"arena/shop"
 	"arena/store"
 	"arena/suite"
 	"arena/validator/records"
@@ -119,8 +120,15 @@ func checkConversation(t *testing.T, tools []any, msgs []any) {
 	for _, tl := range tools {
 		names[tl.(map[string]any)["function"].(map[string]any)["name"].(string)] = true
 	}
-	if len(names) != 4 {
-		t.Fatalf("tools %v", names)
+	// Every row offers the validator's tools, each once.
+	want := shop.ToolNames()
+	if len(names) != len(tools) || len(names) != len(want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+	for _, n := range want {
+		if !names[n] {
+			t.Fatalf("tools %v lack %s", names, n)
+		}
 	}
 	called := map[string]bool{}
 	answered := map[string]bool{}

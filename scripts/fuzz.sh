@@ -36,6 +36,7 @@ cd "$(dirname "$0")/.."
 targets=(
 	"./episode FuzzDecode"
 	"./shop FuzzToolExecute"
+	"./shop/pyexec FuzzRun"
 	"./shop FuzzLoadCatalog"
 	"./suite FuzzImportShoppingBench"
 	"./suite FuzzImportORO"

@@ -1,8 +1,10 @@
 // Package shop is the shopping environment every trajectory runs in: the
 // product catalog, its loaders and writer, the search index wrapper and the
 // agent tools (find_product, view_product_information, recommend_product,
-// terminate) with ShoppingBench's names, arguments and result shapes, so
-// that agents and data move between ShoppingBench and arena unchanged.
+// terminate, and for knowledge problems web_search over an offline corpus
+// and python_execute's arithmetic subset, package shop/pyexec) with
+// ShoppingBench's names, arguments and result shapes, so that agents and
+// data move between ShoppingBench and arena unchanged.
 //
 // The pieces, in the order a validator uses them:
 //

@@ -16,16 +16,19 @@ import (
 
 // HeuristicOptions configure the heuristic agent.
 type HeuristicOptions struct {
-	// Skill in [0, 1]: 1 is the full strategy; lower values search fewer
-	// pages, skip the detail views and constraint checks, pick at random
-	// more often and think less.
+	// Skill in [0, 1]: 1 is the full strategy. Lower skill reads less of
+	// the request (no unit spellings or price tolerances below 0.9),
+	// checks less (no detail views below 0.7, no price and service
+	// filters below 0.5), searches fewer pages and shops, slips more
+	// often and thinks less.
 	Skill float64
 }
 
-// Heuristic is a rule-based shopping agent. It is stateless: each step is
-// decided from the episode view alone (the query and the validator's
-// observations), so one value serves any number of concurrent episodes and
-// a restarted miner would carry on where it stopped.
+// Heuristic is a rule-based shopping agent for natural-language requests.
+// It is stateless: each step is decided from the episode view alone (the
+// query and the validator's observations), so one value serves any number
+// of concurrent episodes and a restarted miner would carry on where it
+// stopped.
 type Heuristic struct {
 	skill float64
 }
@@ -126,11 +129,17 @@ func readKnowledge(t Task, v episode.EpisodeView) *knowledge {
 	return k
 }
 
-func (h *Heuristic) checks() bool  { return h.skill >= 0.5 }
-func (h *Heuristic) maxPages() int { return 1 + int(h.skill*4+0.5) }
+// The skill's abilities.
+func (h *Heuristic) filters() bool  { return h.skill >= 0.5 }
+func (h *Heuristic) views() bool    { return h.skill >= 0.7 }
+func (h *Heuristic) reader() reader { return reader{units: h.skill >= 0.9, around: h.skill >= 0.9} }
+func (h *Heuristic) maxPages() int  { return 1 + int(h.skill*4+0.5) }
 
 // maxShops bounds the shops tried for a same-shop task.
 func (h *Heuristic) maxShops() int { return 1 + int(h.skill*30+0.5) }
+
+// maxViews bounds the listings viewed per item and search scope.
+const maxViews = 20
 
 // scope is one item searched within one shop ("" for everywhere).
 type scope struct {
@@ -141,18 +150,25 @@ type scope struct {
 // itemState is what is known about an item within a scope, and the next
 // call it needs, if any.
 type itemState struct {
-	ranked     []*candidate // hits in rank order, deduplicated
-	eligible   []*candidate // title, price and services fit
-	satisfying []*candidate // eligible and the viewed details fit
+	ranked   []*candidate // hits in rank order, deduplicated
+	eligible []*candidate // price and services fit, best match first
+	// satisfying are the eligible listings that match the request best.
+	satisfying []*candidate
+	score      map[string]int // request words each listing matches
 	search     map[string]any
 	view       []string
 }
 
 // state works out an item's candidates within a scope and what to do next:
 // search (more pages), view eligible hits, or nothing.
+//
+// Listings are judged by how many of the request's words they hold: in the
+// title and, once viewed, in the attributes and the best variant. The
+// listing that holds the most has what the shopper asked for, including a
+// colour and a size in one variant; a near miss lacks one of them.
 func (h *Heuristic) state(t Task, k *knowledge, s scope, more bool) itemState {
 	w := t.Items[s.item]
-	var st itemState
+	st := itemState{score: map[string]int{}}
 	seen := map[string]bool{}
 	pages, lastFull := 0, false
 	for page := 1; page <= 5; page++ {
@@ -168,54 +184,47 @@ func (h *Heuristic) state(t Task, k *knowledge, s scope, more bool) itemState {
 			}
 		}
 	}
+	bestTitle := 0
 	for _, c := range st.ranked {
 		if h.fitsListing(w, c) != "" {
 			continue
 		}
 		st.eligible = append(st.eligible, c)
-		if !h.checks() || len(w.Pairs) == 0 {
-			st.satisfying = append(st.satisfying, c)
-			continue
+		bestTitle = max(bestTitle, matches(w, c, nil))
+	}
+	covered := map[string]bool{}
+	for _, c := range st.eligible {
+		var d *details
+		if h.views() {
+			d = k.info[c.ID]
+			if d == nil && matches(w, c, nil) >= bestTitle-1 && len(st.view) < maxViews {
+				st.view = append(st.view, c.ID)
+			}
 		}
-		d := k.info[c.ID]
-		if d == nil {
-			st.view = append(st.view, c.ID)
-		} else if fitsDetails(w, d) == "" {
+		st.score[c.ID] = matches(w, c, d)
+		for _, word := range matched(w, c, d) {
+			covered[word] = true
+		}
+	}
+	slices.SortStableFunc(st.eligible, func(a, b *candidate) int { return st.score[b.ID] - st.score[a.ID] })
+	for _, c := range st.eligible {
+		if st.score[c.ID] == st.score[st.eligible[0].ID] {
 			st.satisfying = append(st.satisfying, c)
 		}
 	}
-	// Many listings may meet every stated constraint, and the shopper has
-	// one of them in mind: one whose title quotes the phrase word for
-	// word. Any of its near-duplicates (similar titles) serves as well, so
-	// the best pick is the listing similar to the most such listings — the
-	// largest family of plausible targets. Ties keep the search rank.
-	cover := map[string]int{}
-	for _, c := range st.satisfying {
-		for _, o := range st.satisfying {
-			if quotesPhrase(w, o) && titlesAlike(c.Title, o.Title) {
-				cover[c.ID]++
-			}
-		}
+	best := 0
+	if len(st.eligible) > 0 {
+		best = st.score[st.eligible[0].ID]
 	}
-	slices.SortStableFunc(st.satisfying, func(a, b *candidate) int {
-		if w.Loose {
-			// Free-form words: the title with more of them first.
-			if d := titleHits(w, b) - titleHits(w, a); d != 0 {
-				return d
-			}
-		}
-		if d := cover[b.ID] - cover[a.ID]; d != 0 {
-			return d
-		}
-		return boolRank(quotesPhrase(w, b)) - boolRank(quotesPhrase(w, a))
-	})
 	switch {
 	case pages == 0:
 		st.search = h.searchArgs(w, s.shop, 1)
 	case len(st.view) > 0:
 		// Views come before more pages: the page seen may already hold
 		// the answer.
-	case (len(st.satisfying) == 0 || more) && lastFull && pages < h.maxPages():
+	case (len(st.satisfying) == 0 || best < len(covered) || more) && lastFull && pages < h.maxPages():
+		// No listing holds every word some listing holds: a fuller match
+		// may rank lower.
 		st.search = h.searchArgs(w, s.shop, pages+1)
 	}
 	return st
@@ -226,9 +235,9 @@ func (h *Heuristic) searchArgs(w ItemWish, shopID string, page int) map[string]a
 	if shopID != "" {
 		args["shop_id"] = shopID
 	}
-	// Filters are exact and cut the distractors before paging; a weak
+	// Filters are exact and cut the near misses before paging; a weak
 	// agent does not bother with them.
-	if h.checks() {
+	if h.filters() {
 		if pr := w.PriceArg(); pr != "" {
 			args["price"] = pr
 		}
@@ -239,25 +248,10 @@ func (h *Heuristic) searchArgs(w ItemWish, shopID string, page int) map[string]a
 	return args
 }
 
-// fitsListing reports why a search hit does not fit an item's phrase,
-// price and services, or "" when it fits.
+// fitsListing reports why a search hit does not fit an item's price and
+// services, or "" when it fits (always, for an agent that does not check).
 func (h *Heuristic) fitsListing(w ItemWish, c *candidate) string {
-	title := map[string]bool{}
-	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
-		title[strings.Trim(t, ".-'")] = true
-	}
-	if w.Loose {
-		if n := titleHits(w, c); 2*n < len(w.PhraseWords) {
-			return fmt.Sprintf("its title has only %d of %d requested words", n, len(w.PhraseWords))
-		}
-	} else {
-		for _, pw := range w.PhraseWords {
-			if !title[pw] {
-				return fmt.Sprintf("its title lacks %q", pw)
-			}
-		}
-	}
-	if !h.checks() {
+	if !h.filters() {
 		return ""
 	}
 	if w.PriceHi > 0 && c.Price > w.PriceHi {
@@ -274,131 +268,76 @@ func (h *Heuristic) fitsListing(w ItemWish, c *candidate) string {
 	return ""
 }
 
-// titlesAlike reports whether two titles share at least half of their
-// distinct words (Jaccard ≥ 0.5), as near-duplicate listings do.
-func titlesAlike(a, b string) bool {
-	words := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, t := range reWord.FindAllString(strings.ToLower(s), -1) {
-			m[strings.Trim(t, ".-'")] = true
-		}
-		return m
+// stem folds a plural so "cases" matches "case".
+func stem(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return w[:len(w)-1]
 	}
-	x, y := words(a), words(b)
-	inter := 0
-	for w := range x {
-		if y[w] {
-			inter++
-		}
-	}
-	union := len(x) + len(y) - inter
-	return union > 0 && 2*inter >= union
+	return w
 }
 
-// titleHits counts the item's words in the candidate's title.
-func titleHits(w ItemWish, c *candidate) int {
-	title := map[string]bool{}
-	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
-		title[strings.Trim(t, ".-'")] = true
+func addWords(set map[string]bool, s string) {
+	for _, w := range words(s) {
+		set[stem(w)] = true
 	}
-	n := 0
-	for _, pw := range w.PhraseWords {
-		if title[pw] {
-			n++
-		}
-	}
-	return n
 }
 
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// quotesPhrase reports whether the title holds the phrase's words in
-// order and adjacent, ignoring numbers, one-letter words and sellers'
-// filler words, which shoppers leave out when they quote a title.
-func quotesPhrase(w ItemWish, c *candidate) bool {
-	var title []string
-	for _, t := range reWord.FindAllString(strings.ToLower(c.Title), -1) {
-		t = strings.Trim(t, ".-'")
-		if len(t) < 2 || strings.Trim(t, "0123456789") == "" || fillerWords[t] {
-			continue
-		}
-		title = append(title, t)
-	}
-	n := len(w.PhraseWords)
-	for i := 0; i+n <= len(title) && n > 0; i++ {
-		if slices.Equal(title[i:i+n], w.PhraseWords) {
-			return true
-		}
-	}
-	return false
-}
-
-// fillerWords are marketing words sellers add to titles.
-var fillerWords = map[string]bool{"original": true, "new": true, "hot": true, "sale": true, "ready": true, "stock": true,
-	"best": true, "seller": true, "authentic": true, "local": true, "high": true, "quality": true, "free": true,
-	"gift": true, "premium": true, "budget": true, "friendly": true, "korean": true, "style": true, "trending": true,
-	"1pc": true, "2pcs": true, "set": true, "pack": true, "bundle": true, "of": true}
-
-func humanKey(k string) string { return strings.ToLower(strings.ReplaceAll(k, "_", " ")) }
-
-// pairMatches reports whether key: value spells the wish.
-func pairMatches(p Pair, key, value string) bool {
-	value = strings.ToLower(value)
-	if p.Key != "" {
-		return humanKey(key) == p.Key && value == p.Value
-	}
-	return humanKey(key)+" "+value == p.Value
-}
-
-// fitsDetails reports which attribute or SKU wish the viewed details miss,
-// or "" when all are met. SKU wishes must all hold in one variant, as one
-// can only buy one variant.
-func fitsDetails(w ItemWish, d *details) string {
-	var skus []Pair
-	for _, p := range w.Pairs {
-		if p.SKU {
-			skus = append(skus, p)
-			continue
-		}
-		ok := false
+// matched lists the item's words the listing holds: in its title, and
+// with details in its attributes (keys and values) and in the variant
+// that holds the most.
+func matched(w ItemWish, c *candidate, d *details) []string {
+	base := map[string]bool{}
+	addWords(base, c.Title)
+	if d != nil {
 		for k, vs := range d.Attributes {
+			addWords(base, strings.ReplaceAll(k, "_", " "))
 			for _, v := range vs {
-				ok = ok || pairMatches(p, k, v)
+				addWords(base, v)
 			}
 		}
-		if !ok {
-			return "no attribute " + describePair(p)
-		}
 	}
-	if len(skus) == 0 {
-		return ""
-	}
-	for _, variant := range d.SKUOptions {
-		all := true
-		for _, p := range skus {
-			found := false
-			for k, v := range variant {
-				found = found || pairMatches(p, k, v)
+	hits := func(extra map[string]bool) []string {
+		var out []string
+		for _, word := range w.Words {
+			if s := stem(word); base[s] || extra[s] {
+				out = append(out, word)
 			}
-			all = all && found
 		}
-		if all {
-			return ""
+		return out
+	}
+	best := hits(nil)
+	if d != nil {
+		for _, key := range sortedVariantKeys(d.SKUOptions) {
+			extra := map[string]bool{}
+			for k, v := range d.SKUOptions[key] {
+				addWords(extra, strings.ReplaceAll(k, "_", " "))
+				addWords(extra, v)
+			}
+			if got := hits(extra); len(got) > len(best) {
+				best = got
+			}
 		}
 	}
-	return "no variant " + describePair(skus[0])
+	return best
 }
 
-func describePair(p Pair) string {
-	if p.Key == "" {
-		return strconv.Quote(p.Value)
+func matches(w ItemWish, c *candidate, d *details) int { return len(matched(w, c, d)) }
+
+// sortedVariantKeys orders variant numbers ("1", "2", ..., "10").
+func sortedVariantKeys(m map[string]map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return fmt.Sprintf("%s %q", p.Key, p.Value)
+	slices.SortFunc(keys, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		if x != y {
+			return x - y
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
 }
 
 // Step implements episode.Agent.
@@ -406,7 +345,7 @@ func (h *Heuristic) Step(ctx context.Context, v episode.EpisodeView) (episode.Ac
 	if act, ok := h.lookUp(&v); ok { // knowledge tasks: web_search first (knowledge.go)
 		return act, nil
 	}
-	t := ParseTask(v.Query)
+	t := h.reader().task(v.Query)
 	k := readKnowledge(t, v)
 	n := len(v.History)
 	stepsLeft := v.Limits.MaxSteps - n
@@ -466,10 +405,13 @@ type plan struct {
 	searches []map[string]any
 	views    []string
 	think    string
-	// choices holds, per item, the candidates to answer from.
-	choices [][]*candidate
-	// rejected holds, per item, eligible listings that failed a check,
-	// with the reason, for the comparison in the think text.
+	// choices holds, per item, the listings that match the request best;
+	// others the remaining eligible listings, best first.
+	choices, others [][]*candidate
+	// score is how many request words each listing matches.
+	score map[string]int
+	// rejected holds, per item, listings that failed a check, with the
+	// reason, for the comparison in the think text.
 	rejected [][]string
 	shopID   string
 }
@@ -479,8 +421,9 @@ func (h *Heuristic) plan(t Task, k *knowledge, rng *rand.Rand) plan {
 	if len(t.Items) < 2 {
 		sameShop = false
 	}
-	var p plan
+	p := plan{score: map[string]int{}}
 	p.choices = make([][]*candidate, len(t.Items))
+	p.others = make([][]*candidate, len(t.Items))
 	p.rejected = make([][]string, len(t.Items))
 	if !sameShop {
 		// Searches go out before views (Step sends one kind per step), so
@@ -516,7 +459,7 @@ func (h *Heuristic) plan(t Task, k *knowledge, rng *rand.Rand) plan {
 			p.searches = append(p.searches, st0.search)
 		}
 		p.views = st0.view
-		p.think = h.progressThink(t, k, []string{fmt.Sprintf("first I look for item 1 (%s) anywhere, then for the other items inside the shops that carry it", t.Items[0].Phrase)})
+		p.think = h.progressThink(t, k, []string{fmt.Sprintf("first I look for item 1 (%s) anywhere, then for the other items inside the shops that carry it", t.Items[0].Phrase())})
 		return p
 	}
 	var shops []string
@@ -526,7 +469,7 @@ func (h *Heuristic) plan(t Task, k *knowledge, rng *rand.Rand) plan {
 		}
 	}
 	var tried, probing []string
-	var batch plan
+	batch := plan{score: map[string]int{}}
 	for _, sid := range shops[:min(len(shops), h.maxShops())] {
 		choices := make([][]*candidate, len(t.Items))
 		for _, c := range st0.satisfying {
@@ -608,21 +551,27 @@ func triedNote(tried []string) string {
 // rejected.
 func (h *Heuristic) collect(p *plan, t Task, k *knowledge, i int, st itemState) {
 	p.choices[i] = st.satisfying
-	if !h.checks() {
+	p.others[i] = st.eligible[len(st.satisfying):]
+	for id, s := range st.score {
+		p.score[id] = s
+	}
+	if !h.filters() {
 		if len(p.choices[i]) == 0 {
 			p.choices[i] = st.ranked
 		}
 		return
+	}
+	best := 0
+	if len(st.satisfying) > 0 {
+		best = st.score[st.satisfying[0].ID]
 	}
 	for _, c := range st.ranked {
 		if len(p.rejected[i]) >= 3 {
 			break
 		}
 		why := h.fitsListing(t.Items[i], c)
-		if why == "" {
-			if d := k.info[c.ID]; d != nil {
-				why = fitsDetails(t.Items[i], d)
-			}
+		if why == "" && st.score[c.ID] < best {
+			why = "it lacks " + strings.Join(missing(t.Items[i], c, k.info[c.ID]), ", ")
 		}
 		if why != "" {
 			p.rejected[i] = append(p.rejected[i], fmt.Sprintf("%s (%s, %s): %s", c.ID, clip(c.Title, 40), fmtPrice(c.Price), why))
@@ -630,12 +579,24 @@ func (h *Heuristic) collect(p *plan, t Task, k *knowledge, i int, st itemState) 
 	}
 }
 
+// missing lists the item's words a listing does not hold.
+func missing(w ItemWish, c *candidate, d *details) []string {
+	have := matched(w, c, d)
+	var out []string
+	for _, word := range w.Words {
+		if !slices.Contains(have, word) {
+			out = append(out, strconv.Quote(word))
+		}
+	}
+	return out[:min(len(out), 3)]
+}
+
 // answer picks one candidate per item and explains the choice.
 func (h *Heuristic) answer(t Task, k *knowledge, p plan, rng *rand.Rand) ([]*candidate, string) {
 	for i := range p.choices {
 		if len(p.choices[i]) == 0 {
 			if i == 0 || t.Kind == KindProduct {
-				return nil, fmt.Sprintf("No listing fits item %d (%s).", i+1, t.Items[i].Phrase)
+				return nil, fmt.Sprintf("No listing fits item %d (%s).", i+1, t.Items[i].Phrase())
 			}
 			// A partial basket still earns partial credit for the items found.
 			p.choices = p.choices[:i]
@@ -650,9 +611,9 @@ func (h *Heuristic) answer(t Task, k *knowledge, p plan, rng *rand.Rand) ([]*can
 		basket = make([]*candidate, len(p.choices))
 		for i, cs := range p.choices {
 			basket[i] = cs[0]
-			// A weak agent often takes any of the first hits.
-			if rng.Float64() < (1-h.skill)*0.7 {
-				basket[i] = cs[rng.IntN(min(len(cs), 10))]
+			// A weak agent often settles for one of the first listings.
+			if pool := append(slices.Clone(cs), p.others[i]...); rng.Float64() < (1-h.skill)*0.6 {
+				basket[i] = pool[rng.IntN(min(len(pool), 5))]
 			}
 		}
 	}
@@ -661,18 +622,19 @@ func (h *Heuristic) answer(t Task, k *knowledge, p plan, rng *rand.Rand) ([]*can
 	}
 	var b strings.Builder
 	for i, c := range basket {
-		fmt.Fprintf(&b, "Item %d (%s): %s, %q at %s from shop %s", i+1, t.Items[i].Phrase, c.ID, clip(c.Title, 60), fmtPrice(c.Price), c.ShopID)
+		w := t.Items[i]
+		fmt.Fprintf(&b, "Item %d (%s): %s, %q at %s from shop %s", i+1, w.Phrase(), c.ID, clip(c.Title, 60), fmtPrice(c.Price), c.ShopID)
 		if d := k.info[c.ID]; d != nil {
-			if a := citeAttrs(t.Items[i], d); a != "" {
+			if a := citeAttrs(w, d); a != "" {
 				b.WriteString(" with " + a)
 			}
 		}
-		b.WriteString(" meets " + wishList(t.Items[i]) + ".")
+		fmt.Fprintf(&b, " matches %d of the %d words I looked for and meets %s.", p.score[c.ID], len(w.Words), wishList(w))
 		others := 0
 		for _, o := range p.choices[i] {
 			if o.ID != c.ID && others < 1 {
 				others++
-				fmt.Fprintf(&b, " It also beats %s (%s, %s), which fits too but ranks lower for the query words.", o.ID, clip(o.Title, 40), fmtPrice(o.Price))
+				fmt.Fprintf(&b, " It also beats %s (%s, %s), which fits as well but ranks lower for the query words.", o.ID, clip(o.Title, 40), fmtPrice(o.Price))
 			}
 		}
 		if len(p.rejected[i]) > 0 {
@@ -762,7 +724,7 @@ func (h *Heuristic) progressThink(t Task, k *knowledge, notes []string) string {
 	if len(k.searches) == 0 {
 		fmt.Fprintf(&b, "A %s task with %d item(s):", t.Kind, len(t.Items))
 		for i, w := range t.Items {
-			fmt.Fprintf(&b, " (%d) %s, %s;", i+1, w.Phrase, wishList(w))
+			fmt.Fprintf(&b, " (%d) %s, %s;", i+1, w.Phrase(), wishList(w))
 		}
 		if v := t.Voucher; v != nil {
 			fmt.Fprintf(&b, " budget %s, voucher threshold %s", fmtPrice(v.Budget), fmtPrice(v.Threshold))
@@ -793,11 +755,11 @@ func wishList(w ItemWish) string {
 	if len(w.Services) > 0 {
 		parts = append(parts, strings.Join(w.Services, "+"))
 	}
-	for _, p := range w.Pairs {
-		parts = append(parts, describePair(p))
+	if len(w.Words) > 0 {
+		parts = append(parts, fmt.Sprintf("the words %q", strings.Join(w.Words, " ")))
 	}
 	if len(parts) == 0 {
-		return "the title words"
+		return "the request"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -815,29 +777,46 @@ func citeIDs(k *knowledge, ids []string, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// citeAttrs quotes the viewed attributes and options that meet the wishes.
+// citeAttrs quotes the viewed attributes and options whose values the
+// request names.
 func citeAttrs(w ItemWish, d *details) string {
-	var out []string
-	for _, p := range w.Pairs {
-		if !p.SKU {
-			for key, vs := range d.Attributes {
-				for _, v := range vs {
-					if pairMatches(p, key, v) {
-						out = append(out, key+": "+v)
-					}
-				}
+	wanted := map[string]bool{}
+	for _, word := range w.Words {
+		wanted[stem(word)] = true
+	}
+	names := func(v string) bool {
+		for _, word := range words(v) {
+			if wanted[stem(word)] {
+				return true
 			}
-			continue
 		}
-		for _, variant := range d.SKUOptions {
-			for key, v := range variant {
-				if pairMatches(p, key, v) && !slices.Contains(out, "option "+key+": "+v) {
-					out = append(out, "option "+key+": "+v)
-				}
+		return false
+	}
+	var out []string
+	for _, key := range sortedKeys(d.Attributes) {
+		for _, v := range d.Attributes[key] {
+			if names(v) {
+				out = append(out, key+": "+v)
 			}
 		}
 	}
-	return strings.Join(out, ", ")
+	for _, n := range sortedVariantKeys(d.SKUOptions) {
+		for _, key := range sortedKeys(d.SKUOptions[n]) {
+			if v := d.SKUOptions[n][key]; names(v) && !slices.Contains(out, "option "+key+": "+v) {
+				out = append(out, "option "+key+": "+v)
+			}
+		}
+	}
+	return strings.Join(out[:min(len(out), 4)], ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func fmtPrice(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }

@@ -23,20 +23,27 @@ import (
 
 func TestParseQuery(t *testing.T) {
 	tests := []struct {
+		name     string
+		rd       reader
 		q        string
 		words    string
 		lo, hi   float64
 		services string
 	}{
-		{"I want wireless earbuds under 500 with free shipping", "wireless earbuds", 0, 500, "freeShipping"},
-		{"Find a leather wallet between 100 and 250, cash on delivery please", "leather wallet", 100, 250, "COD"},
-		{"running shoes above 80 from an official store", "running shoes", 80, 0, "official"},
-		{"barcode scanner code reader", "barcode scanner code reader", 0, 0, ""},
-		{"gaming mouse 20-60 flash sale COD", "gaming mouse", 20, 60, "COD,flashsale"},
+		{"upper bound and service", fullReader, "I want wireless earbuds under 500 pesos with free shipping", "wireless earbuds", 0, 500, "freeShipping"},
+		{"range with currency forms", fullReader, "Find a leather wallet between ₱100 and PHP 250, cash on delivery please", "leather wallet", 100, 250, "COD"},
+		{"lower bound and official", fullReader, "running shoes above P80 from an official store", "running shoes", 80, 0, "official"},
+		{"bare numbers are not prices", fullReader, "barcode scanner 2 in 1 code reader", "barcode scanner 2 1 code reader", 0, 0, ""},
+		{"thousands and bound after the amount", fullReader, "gaming mouse for 1,250 PHP or less, flash sale, COD", "gaming mouse", 0, 1250, "COD,flashsale"},
+		{"tolerance read", fullReader, "a kettle, around PHP 500, give or take 50", "kettle", 450, 550, ""},
+		{"tolerance not read", reader{}, "a kettle, around PHP 500, give or take 50", "kettle 50", 0, 0, ""},
+		// Words split at dots, in listings too: 1.8l is "1" and "8l".
+		{"units rewritten", fullReader, "a 1.8 liters kettle with a 16\" tray", "1 8l kettle 16 inch tray", 0, 0, ""},
+		{"units left as written", reader{}, "a 1.8 liters kettle", "1 8 liters kettle", 0, 0, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.q, func(t *testing.T) {
-			in := ParseQuery(tt.q)
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.rd.parse(tt.q)
 			if got := strings.Join(in.Words, " "); got != tt.words {
 				t.Errorf("words %q, want %q", got, tt.words)
 			}
@@ -50,74 +57,75 @@ func TestParseQuery(t *testing.T) {
 	}
 }
 
-// TestParseTask reads the suite generator's phrasings: item lists, clause
-// wordings, prices, services and voucher rules.
+// TestParseTask reads natural requests as the suite generator writes them:
+// the kind, the items of numbered, bracketed and ordinal lists, and each
+// item's words, price, services and voucher rules.
 func TestParseTask(t *testing.T) {
 	tests := []struct {
-		name    string
-		q       string
-		kind    string
-		phrases []string
-		item0   ItemWish // only price, services and pairs are compared
+		name string
+		q    string
+		kind string
+		// words holds, per item, words the reader must keep; absent
+		// words it must drop (people, occasions, the language of asking).
+		words   [][]string
+		absent  []string
+		lo, hi  float64 // item 1's price bound
+		svc     []string
 		voucher *VoucherRules
 	}{
 		{
-			name: "product", kind: KindProduct,
-			q:       "Find me a Comfortable Slides with shoe material eva, costing 215 to 341 PHP and with COD available.",
-			phrases: []string{"comfortable slides"},
-			item0:   ItemWish{PriceLo: 215, PriceHi: 341, Services: []string{"COD"}, Pairs: []Pair{{Value: "shoe material eva"}}},
+			name: "product with context", kind: KindProduct,
+			q:      "My mom asked me to order this for her. Looking for a tv (led) in smart tvs, less than PHP 50,225, with free delivery and with 65\" screen size.",
+			words:  [][]string{{"tv", "led", "smart", "65", "inch", "screen", "size"}},
+			absent: []string{"mom", "order", "looking", "50", "225", "free"},
+			hi:     50225, svc: []string{"freeShipping"},
 		},
 		{
-			name: "attribute wordings", kind: KindProduct,
-			q:       "I need a Selfie Stick with free delivery, under 291 pesos, that has compatible model: samsung galaxy a55, with COD available and whose material is tempered glass.",
-			phrases: []string{"selfie stick"},
-			item0: ItemWish{PriceHi: 291, Services: []string{"freeShipping", "COD"},
-				Pairs: []Pair{{Key: "compatible model", Value: "samsung galaxy a55"}, {Key: "material", Value: "tempered glass"}}},
+			name: "range written two ways, two services", kind: KindProduct,
+			q:      "Could you recommend some Vreavio wide leg pants for our trip, on flash sale, cash on delivery only, with waist type low and in the 1515 PHP-PHP 1630 range? One more thing: whose occasion is beach.",
+			words:  [][]string{{"vreavio", "wide", "leg", "pants", "waist", "low", "occasion", "beach"}},
+			absent: []string{"recommend", "1515", "1630", "cash", "flash"},
+			lo:     1515, hi: 1630, svc: []string{"COD", "flashsale"},
 		},
 		{
-			name: "numbered shop list", kind: KindShop,
-			q:       "I want to buy everything from one store: (1) A GT21 Plug Play whose connectivity is usb c, in a flash sale and priced between 1207 and 2245 pesos; (2) Some Plus FM priced above 542 pesos and whose warranty type is local supplier warranty.",
-			phrases: []string{"gt21 plug play", "plus fm"},
-			item0:   ItemWish{PriceLo: 1207, PriceHi: 2245, Services: []string{"flashsale"}, Pairs: []Pair{{Key: "connectivity", Value: "usb c"}}},
+			name: "numbered lines", kind: KindShop,
+			q:      "Everything below has to come from the same store:\n1. A tent, the camping kind that's instant (the kind listed under tents), in pink colour and priced PHP 843 to 901 PHP\n2. A tool, brand Flynkagi, with no warranty, in the PHP 1,309-1,483 PHP range and in a LazFlash deal",
+			words:  [][]string{{"tent", "camping", "instant", "pink"}, {"tool", "brand", "flynkagi", "warranty"}},
+			absent: []string{"everything", "store"},
+			lo:     843, hi: 901,
 		},
 		{
-			name: "worded shop list", kind: KindShop,
-			q:       "Which shop has all of these? a A-920 Gooseneck Magnetic Bike costing less than 477 pesos, whose warranty type is no warranty and with free delivery and a Paltrir P133 Wheels Water that has material: abs, with COD available and priced between 1140 and 2175 pesos.",
-			phrases: []string{"a-920 gooseneck magnetic bike", "paltrir p133 wheels water"},
-			item0:   ItemWish{PriceHi: 477, Services: []string{"freeShipping"}, Pairs: []Pair{{Key: "warranty type", Value: "no warranty"}}},
+			name: "bracketed numbers", kind: KindShop,
+			q:      "I want to order these together from the same shop: (1) a fully automatic tub washer, and I want Miorvaiv, where the warranty type is no warranty, under 4817 pesos and with cash on delivery; (2) a keyboard (mechanical), brand Kiverche (the kind listed under keyboards), that has windows as its compatible os, somewhere between Php 898 and PHP 979, whose connectivity is 2.4g and that I can pay for on delivery.",
+			words:  [][]string{{"fully", "automatic", "tub", "washer", "miorvaiv"}, {"keyboard", "mechanical", "kiverche", "windows", "4g"}},
+			absent: []string{"order", "together"},
+			hi:     4817, svc: []string{"COD"},
 		},
 		{
-			name: "ordinal list with SKU", kind: KindShop,
-			q:       "Show me a shop that stocks first, a Dypai K5 Air with the color family option green and with a price from 3027 to 6802 PHP; second, a MG4 Condenser priced above 390 pesos and with the color family option blue.",
-			phrases: []string{"dypai k5 air", "mg4 condenser"},
-			item0:   ItemWish{PriceLo: 3027, PriceHi: 6802, Pairs: []Pair{{Key: "color family", Value: "green", SKU: true}}},
+			name: "ordinal sentences", kind: KindShop,
+			q:      "My old one just broke. Which shop carries all of these? First, a bassinet, mosquito net, currently in a flash sale, with free delivery, the xxl option and upwards of ₱2703. Second, a feeding bottle, brand Stoxhearom for my husband, whose recommended age is 6 to 12 months, for 846 PHP or less and with COD available.",
+			words:  [][]string{{"bassinet", "mosquito", "net", "xxl"}, {"feeding", "bottle", "stoxhearom", "months"}},
+			absent: []string{"husband", "broke", "2703"},
+			lo:     2703, svc: []string{"freeShipping", "flashsale"},
 		},
 		{
-			name: "percentage voucher", kind: KindVoucher,
-			q:       "Looking for some B20 Cast Bronze available in color family \"black\".\n\nMy budget is only `664`, but I have a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only when the total price of the products exceeds `226`.\n3. It provides a percentage discount of `38%` with a cap of `324`.",
-			phrases: []string{"b20 cast bronze"},
-			item0:   ItemWish{Pairs: []Pair{{Key: "color family", Value: "black", SKU: true}}},
-			voucher: &VoucherRules{Budget: 664, Threshold: 226, Discount: 0.38, Cap: 324},
+			name: "fixed voucher", kind: KindVoucher,
+			q:       "Our family reunion is coming up. Looking for a Tragik colors marker, currently in a flash sale and whose paper size is legal.\n\nI don't want to pay more than `33`, but I can use a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only when the total price of the products exceeds `28`.\n3. It provides a fixed discount of `4`.",
+			words:   [][]string{{"tragik", "colors", "marker", "paper", "legal"}},
+			absent:  []string{"reunion", "voucher", "33"},
+			svc:     []string{"flashsale"},
+			voucher: &VoucherRules{Budget: 33, Threshold: 28, Fixed: true, FaceValue: 4},
 		},
 		{
-			name: "fixed shop voucher", kind: KindVoucher,
-			q:       "I'd like to purchase first, some Full Face Motorcycle Helmet with a price from 525 to 965 PHP and that has material: rubber; second, some Varsity Waterproof Fleece Blazer that has clothing material: cotton.\n\nI don't want to pay more than `2258`, but I can use a voucher with the following rules:\n1. The voucher only applies to the products from the same shop.\n2. It is valid only when the total price of the products exceeds `2072`.\n3. It provides a fixed discount of `47`.",
-			phrases: []string{"full face motorcycle helmet", "varsity waterproof fleece blazer"},
-			item0:   ItemWish{PriceLo: 525, PriceHi: 965, Pairs: []Pair{{Key: "material", Value: "rubber"}}},
-			voucher: &VoucherRules{Budget: 2258, Threshold: 2072, SameShop: true, Fixed: true, FaceValue: 47},
+			name: "percentage same-shop voucher over a list", kind: KindVoucher,
+			q:       "I'd like to purchase first, some full face motorcycle helmet in rubber; second, a varsity fleece blazer made of cotton.\n\nMy budget is only `2258`, but I have a voucher with the following rules:\n1. The voucher only applies to the products from the same shop.\n2. It is valid only when the total price of the products exceeds `2072`.\n3. It provides a percentage discount of `38%` with a cap of `324`.",
+			words:   [][]string{{"helmet", "rubber"}, {"varsity", "fleece", "blazer", "cotton"}},
+			voucher: &VoucherRules{Budget: 2258, Threshold: 2072, SameShop: true, Discount: 0.38, Cap: 324},
 		},
 		{
-			name: "free-form product", kind: KindProduct,
-			q:       "Looking for a 12 inch heavy-duty rubber wheel for a pushcart.",
-			phrases: []string{"inch heavy-duty rubber wheel pushcart"},
-			item0:   ItemWish{},
-		},
-		{
-			name: "free-form voucher", kind: KindVoucher,
-			q:       "Looking for oil-based crayons, preferably the junior artist set with 50 shades.\n\nMy budget is only `425`, but I have a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only when the total price of the products exceeds `170`.\n3. It provides a fixed discount of `34`.",
-			phrases: []string{"oil-based crayons preferably junior artist set shades"},
-			item0:   ItemWish{},
-			voucher: &VoucherRules{Budget: 425, Threshold: 170, Fixed: true, FaceValue: 34},
+			name: "a shop mentioned without a list is one product", kind: KindProduct,
+			q:     "Looking for a 12 inch heavy-duty rubber wheel from a store that sells pushcart parts.",
+			words: [][]string{{"12", "inch", "heavy", "duty", "rubber", "wheel", "pushcart"}},
 		},
 	}
 	for _, tt := range tests {
@@ -126,24 +134,31 @@ func TestParseTask(t *testing.T) {
 			if task.Kind != tt.kind {
 				t.Errorf("kind %q, want %q", task.Kind, tt.kind)
 			}
-			var phrases []string
-			for _, it := range task.Items {
-				phrases = append(phrases, it.Phrase)
+			if len(task.Items) != len(tt.words) {
+				t.Fatalf("%d items %+v, want %d", len(task.Items), task.Items, len(tt.words))
 			}
-			if !slices.Equal(phrases, tt.phrases) {
-				t.Fatalf("phrases %q, want %q", phrases, tt.phrases)
+			for i, want := range tt.words {
+				for _, w := range want {
+					if !slices.Contains(task.Items[i].Words, w) {
+						t.Errorf("item %d words %q lack %q", i+1, task.Items[i].Words, w)
+					}
+				}
+			}
+			for _, it := range task.Items {
+				for _, w := range tt.absent {
+					if slices.Contains(it.Words, w) {
+						t.Errorf("item words %q hold %q", it.Words, w)
+					}
+				}
 			}
 			got := task.Items[0]
-			if got.PriceLo != tt.item0.PriceLo || got.PriceHi != tt.item0.PriceHi {
-				t.Errorf("price %g-%g, want %g-%g", got.PriceLo, got.PriceHi, tt.item0.PriceLo, tt.item0.PriceHi)
+			if got.PriceLo != tt.lo || got.PriceHi != tt.hi {
+				t.Errorf("item 1 price %g-%g, want %g-%g", got.PriceLo, got.PriceHi, tt.lo, tt.hi)
 			}
-			if !slices.Equal(got.Services, tt.item0.Services) {
-				t.Errorf("services %q, want %q", got.Services, tt.item0.Services)
+			if !slices.Equal(got.Services, tt.svc) {
+				t.Errorf("item 1 services %q, want %q", got.Services, tt.svc)
 			}
-			if !slices.Equal(got.Pairs, tt.item0.Pairs) {
-				t.Errorf("pairs %+v, want %+v", got.Pairs, tt.item0.Pairs)
-			}
-			if tt.voucher != nil && (task.Voucher == nil || *task.Voucher != *tt.voucher) {
+			if (task.Voucher == nil) != (tt.voucher == nil) || tt.voucher != nil && *task.Voucher != *tt.voucher {
 				t.Errorf("voucher %+v, want %+v", task.Voucher, tt.voucher)
 			}
 		})

@@ -37,6 +37,10 @@ type GeneratorOptions struct {
 	// other constraints or another target until there are enough; it never
 	// adds products, since every validator shares one catalog.
 	MinDistractors int
+	// MaxCandidates bounds the products of the target's category that
+	// satisfy an item (default 6): the constraints single out a few of the
+	// many listings a search for the item's words returns.
+	MaxCandidates int
 	// Workers is the parallelism of Generate (default GOMAXPROCS).
 	Workers int
 }
@@ -64,6 +68,9 @@ func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (*Generator, error)
 	}
 	if opts.MinDistractors == 0 {
 		opts.MinDistractors = 3
+	}
+	if opts.MaxCandidates == 0 {
+		opts.MaxCandidates = 6
 	}
 	if opts.MaxAttempts < 1 || opts.Workers < 1 {
 		return nil, fmt.Errorf("suite generator: MaxAttempts %d and Workers %d must be positive", opts.MaxAttempts, opts.Workers)
@@ -358,10 +365,16 @@ func (g *Generator) item(r *rand.Rand, pos, nPairs int, noPrice bool) (*itemSpec
 	if distractors < g.opts.MinDistractors {
 		return nil, nil, fmt.Errorf("%w: %d", errTooFewDistractors, distractors)
 	}
+	if len(cands) > g.opts.MaxCandidates {
+		return nil, nil, fmt.Errorf("%w: %d products satisfy the item", errUnselective, len(cands))
+	}
 	return c, cands, nil
 }
 
-var errTooFewDistractors = errors.New("too few distractors")
+var (
+	errTooFewDistractors = errors.New("too few distractors")
+	errUnselective       = errors.New("constraints not selective")
+)
 
 func (g *Generator) product(r *rand.Rand) (Problem, error) {
 	c, cands, err := g.item(r, r.IntN(g.cat.Len()), 2+r.IntN(2), false)

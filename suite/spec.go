@@ -212,23 +212,26 @@ func (g *Generator) spec(r *rand.Rand, pos int, nPairs int) (*itemSpec, error) {
 	}
 	c := &itemSpec{target: p, pos: pos, core: core}
 
-	// Price: a rounded bound close enough to the price that some listings
-	// of the same item fall outside it, sometimes open-ended.
-	lo := math.Floor(p.Price * (0.72 + 0.24*r.Float64()))
-	hi := math.Ceil(p.Price * (1.03 + 0.3*r.Float64()))
-	switch r.IntN(4) {
-	case 0, 1:
+	// Price: a rounded bound close enough to the price that other
+	// listings of the same item often fall outside it; open-ended bounds
+	// less often, as they exclude less.
+	lo := math.Floor(p.Price * (0.88 + 0.1*r.Float64()))
+	hi := math.Ceil(p.Price * (1.02 + 0.1*r.Float64()))
+	switch x := r.IntN(20); {
+	case x < 10:
 		c.price = &PriceBound{Op: OpBetween, Lo: ptr(lo), Hi: ptr(hi)}
-	case 2:
+	case x < 13:
 		c.price = &PriceBound{Op: OpGreaterThan, Lo: ptr(lo)}
 	default:
 		c.price = &PriceBound{Op: OpLessThan, Hi: ptr(hi)}
 	}
-	// Services: up to two of the target's.
-	svc := p.Service.Names()
-	r.Shuffle(len(svc), func(i, j int) { svc[i], svc[j] = svc[j], svc[i] })
-	c.services = svc[:min(len(svc), r.IntN(3))]
-	slices.Sort(c.services)
+	// Services: usually one or two of the target's, the rarer first
+	// (shops differ most in them).
+	if svc := p.Service.Names(); len(svc) > 0 {
+		slices.SortStableFunc(svc, func(a, b string) int { return serviceRarity(a) - serviceRarity(b) })
+		c.services = svc[:min(len(svc), 1+r.IntN(2))]
+		slices.Sort(c.services)
+	}
 
 	// SKU pairs first (when the target has variants, usually), from one
 	// variant, adding its options until no other variant matches; then
@@ -260,6 +263,19 @@ func (g *Generator) spec(r *rand.Rand, pos int, nPairs int) (*itemSpec, error) {
 		return nil, errUnsuitable
 	}
 	return c, nil
+}
+
+// serviceRarity orders services from the rarest in marketplaces.
+func serviceRarity(name string) int {
+	switch name {
+	case "official":
+		return 0
+	case "flashsale":
+		return 1
+	case "freeShipping":
+		return 2
+	}
+	return 3
 }
 
 // matchingVariants counts p's variants that have every SKU pair.
@@ -425,15 +441,15 @@ func grade(candidates []int, steps, pairs int) Difficulty {
 	median := c[len(c)/2]
 	points := 0
 	switch {
-	case median <= 2:
+	case median <= 1:
 		points += 2
-	case median <= 8:
+	case median <= 3:
 		points++
 	}
 	switch {
-	case steps >= 10:
+	case steps >= 12:
 		points += 2
-	case steps >= 6:
+	case steps >= 8:
 		points++
 	}
 	if pairs > len(candidates) {

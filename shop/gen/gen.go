@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -281,8 +282,14 @@ func (g *Generator) batches(ctx context.Context, fn func([]shop.Product) error) 
 					}
 					r := newRNG(g.opts.Seed, labelFamily, uint64(j.first+k))
 					fam := g.family(r, j.first+k, size)
+					orig := -1 // the family's latest listing that is not a twin
 					for l := range size {
-						out = append(out, g.listing(r, fam, l, n))
+						if orig >= 0 && r.chance(twinShare) {
+							out = append(out, g.twin(r, fam, &out[orig], n))
+						} else {
+							out = append(out, g.listing(r, fam, l, n))
+							orig = len(out) - 1
+						}
 						pa.Own(&out[len(out)-1])
 						n++
 					}
@@ -487,6 +494,67 @@ func (g *Generator) listing(r *rng, fam *family, j, n int) shop.Product {
 	return *p
 }
 
+// twinShare is the chance that a family's next listing relists its
+// latest original listing with one difference (see twin).
+const twinShare = 0.6
+
+// twin relists src (same shop, same title, brand and words) with exactly
+// one difference a careful shopper notices and a text search does not: a
+// price well away from it, one service fewer, one variant fewer, or
+// another value of one attribute. Sellers relist items like this, and it
+// gives every item near misses that rank with it for the same words.
+func (g *Generator) twin(r *rng, fam *family, src *shop.Product, n int) shop.Product {
+	p := *src
+	p.ProductID = strconv.FormatUint(1_000_000_000+g.ids.apply(uint64(n)), 10)
+	p.SKUOptions = append([]shop.SKU(nil), src.SKUOptions...)
+	p.Attributes = append([]shop.Attribute(nil), src.Attributes...)
+	p.SoldCount = int64(math.Min(math.Floor(3*r.pareto(1.1)), 500_000))
+	dropped := src.Service &^ shop.ServiceOfficial
+	var attrs []int
+	for i, a := range p.Attributes {
+		if a.Key != "brand" {
+			attrs = append(attrs, i)
+		}
+	}
+	switch k := r.intn(20); {
+	case k < 8 && dropped != 0:
+		names := dropped.Names()
+		sv, _ := shop.ParseService(pick(r, names))
+		p.Service &^= sv
+	case k >= 8 && k < 13 && len(p.SKUOptions) >= 2:
+		i := r.intn(len(p.SKUOptions))
+		p.SKUOptions = append(p.SKUOptions[:i:i], p.SKUOptions[i+1:]...)
+	case k >= 13 && k < 15 && len(attrs) > 0:
+		i := pick(r, attrs)
+		a := p.Attributes[i]
+		for _, full := range fam.leaf.attrs {
+			if full.key != a.Key {
+				continue
+			}
+			var other []string
+			for _, v := range full.values {
+				if !slices.Contains(a.Values, v) {
+					other = append(other, v)
+				}
+			}
+			if len(other) > 0 {
+				p.Attributes[i] = shop.Attribute{Key: a.Key, Values: []string{pick(r, other)}}
+				p.Description = description(r, fam, &p)
+				p.Specification = specification(fam, &p)
+				return p
+			}
+		}
+		fallthrough
+	default:
+		f := 0.5 + 0.25*r.float()
+		if r.chance(0.5) {
+			f = 1.3 + 0.4*r.float()
+		}
+		p.Price = math.Max(sellerPrice(r, src.Price*f), 1)
+	}
+	return p
+}
+
 // marketing words sellers add to titles; common, so they never make a
 // title specific.
 func marketingWords() []string {
@@ -661,6 +729,11 @@ func (g *Generator) price(r *rng, fam *family, sp *shopPlan) float64 {
 	if sp.official {
 		p *= 1.12
 	}
+	return sellerPrice(r, p)
+}
+
+// sellerPrice rounds p as sellers price things.
+func sellerPrice(r *rng, p float64) float64 {
 	switch {
 	case p < 20:
 		p = math.Round(p*100) / 100

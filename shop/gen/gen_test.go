@@ -90,7 +90,7 @@ func TestDeterminism(t *testing.T) {
 func TestGolden(t *testing.T) {
 	sum := sha256.Sum256(encode(t, 2000, 42, false))
 	got := hex.EncodeToString(sum[:])
-	const want = "1f0ae5c7b2ee7c432536202966c1b0902c30e0ac57746122a84b4fa5e2cb1a8a"
+	const want = "dfb372b7eaacf897e85ae64703cedd549a692c9a2fc58b86f00610c16838d063"
 	if got != want {
 		t.Fatalf("catalog digest for seed 42, 2000 products = %s, want %s", got, want)
 	}

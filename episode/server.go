@@ -87,6 +87,25 @@ type ServerOptions struct {
 	// StepShare is the fraction of the validator's step timeout given to
 	// the agent, leaving the rest for the network; default 0.9.
 	StepShare float64
+	// OnEpisodeEnd, if set, is told about every episode the agent played
+	// once it is over, so an embedding miner can log or count them. It is
+	// called on the episode's goroutine and must not block.
+	OnEpisodeEnd func(EpisodeOutcome)
+}
+
+// EpisodeOutcome describes one episode the miner played.
+type EpisodeOutcome struct {
+	// EpisodeID is the validator's id for the episode, clipped to 80
+	// bytes since it is the validator's text.
+	EpisodeID string
+	Validator common.Address
+	// Reason is the validator's episode_end reason ("other" for a reason
+	// this version does not know), or ReasonDisconnected when the
+	// connection ended, or the miner shut down, before episode_end came.
+	Reason EndReason
+	// Steps is the number of steps the miner sent.
+	Steps    int
+	Duration time.Duration
 }
 
 // Server is the miner side of the protocol, for miners to embed: it
@@ -363,7 +382,17 @@ func (c *minerConn) serve(ctx context.Context) {
 				defer func() { <-c.s.slots }()
 				defer remove(m.EpisodeID)
 				defer epCancel(nil)
-				c.play(epCtx, m, ep)
+				start := time.Now()
+				steps := c.play(epCtx, m, ep)
+				if c.s.opts.OnEpisodeEnd != nil {
+					out := EpisodeOutcome{EpisodeID: clipText(m.EpisodeID, 80), Validator: c.validator, Reason: ReasonDisconnected,
+						Steps: steps, Duration: time.Since(start)}
+					var ended episodeEnded
+					if errors.As(context.Cause(epCtx), &ended) {
+						out.Reason = EndReason(metricReason(ended.reason))
+					}
+					c.s.opts.OnEpisodeEnd(out)
+				}
 			})
 		case *Observation:
 			mu.Lock()
@@ -381,10 +410,10 @@ func (c *minerConn) serve(ctx context.Context) {
 			mu.Lock()
 			ep := episodes[m.EpisodeID]
 			mu.Unlock()
-			c.s.m.episodes.WithLabelValues(metricReason(m.Reason)).Inc()
 			if ep != nil {
-				ep.cancel(errEpisodeEnded)
+				ep.cancel(episodeEnded{reason: m.Reason})
 			}
+			c.s.m.episodes.WithLabelValues(metricReason(m.Reason)).Inc()
 			if m.Reason.MinerFault() {
 				c.log.Warn().Str("episode", clipText(m.EpisodeID, 40)).Str("reason", clipText(string(m.Reason), 40)).Str("detail", clipText(m.Detail, 200)).Msg("validator ended the episode for a violation")
 			}
@@ -396,7 +425,12 @@ func (c *minerConn) serve(ctx context.Context) {
 	}
 }
 
-var errEpisodeEnded = errors.New("episode ended by the validator")
+// episodeEnded is the cause an episode's context is cancelled with when
+// the validator's episode_end arrives; it carries the reason to
+// OnEpisodeEnd without another lock.
+type episodeEnded struct{ reason EndReason }
+
+func (e episodeEnded) Error() string { return "episode ended by the validator: " + string(e.reason) }
 
 // metricReason keeps the label set closed: the reason is the validator's
 // text.
@@ -418,15 +452,16 @@ func terminateStep(episodeID, why string) *Step {
 }
 
 // play runs one episode: ask the agent, send the step, wait for the
-// observation, until terminate, the step budget or episode_end.
-func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpisode) {
+// observation, until terminate, the step budget or episode_end. It
+// returns the number of steps sent.
+func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpisode) (steps int) {
 	lim := start.Limits.Limits()
 	view := EpisodeView{EpisodeID: start.EpisodeID, Query: start.Query, Tools: start.Tools, Limits: lim, Validator: c.validator}
 	stepBudget := time.Duration(float64(lim.StepTimeout) * c.s.opts.StepShare)
 	for n := 0; n < lim.MaxSteps; n++ {
 		act, err := c.ask(ctx, stepBudget, view)
 		if ctx.Err() != nil {
-			return
+			return steps
 		}
 		if err != nil {
 			c.log.Warn().Str("episode", start.EpisodeID).Err(err).Msg("agent failed; terminating the episode")
@@ -442,14 +477,15 @@ func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpis
 			st.Response = &act.Response
 		}
 		if err := c.send(st); err != nil {
-			return
+			return steps
 		}
+		steps++
 		c.s.m.steps.Inc()
 		select {
 		case obs := <-ep.obs:
 			view.History = append(view.History, Turn{Action: act, Results: obs.Results})
 		case <-ctx.Done():
-			return
+			return steps
 		}
 		if terminates(act) {
 			break
@@ -457,6 +493,7 @@ func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpis
 	}
 	// Terminated or out of steps: the validator's episode_end follows.
 	<-ctx.Done()
+	return steps
 }
 
 func terminates(a Action) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v3"
@@ -74,17 +75,26 @@ func newMinerCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
+			episodes := miner.NewEpisodeLog(miner.EpisodeLogOptions{}, log)
 			srv, err := episode.NewServer(episode.ServerOptions{
 				Signer:                signer,
 				Agent:                 agent,
 				Listen:                cmd.String("listen"),
 				MaxConcurrentEpisodes: int(cmd.Int("max-episodes")),
+				OnEpisodeEnd:          episodes.Record,
 			}, log, prometheus.NewRegistry())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.stdout, "miner %s (hotkey %s) serving ws://%s%s\n", signer.Address, signer.Hotkey().SS58(), cmd.String("listen"), episode.Path)
-			return srv.Run(ctx)
+			banner := log.Info().Str("version", versionString()).Str("listen", cmd.String("listen")).Str("path", episode.Path).
+				Str("address", signer.Address.Hex()).Str("hotkey", signer.Hotkey().SS58()).Str("agent", cmd.String("agent"))
+			if strings.EqualFold(cmd.String("agent"), miner.AgentLLM) {
+				banner = banner.Str("model", cfg.LLM.Model).Str("llm", cfg.Redacted().LLM.BaseURL)
+			} else {
+				banner = banner.Float64("skill", cmd.Float("skill"))
+			}
+			banner.Msg("arena miner starting")
+			return episodes.Run(ctx, srv.Run)
 		},
 	}
 }

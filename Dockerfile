@@ -23,11 +23,16 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 
 COPY . .
-# CGO_ENABLED=0: a fully static binary that needs no libc in the runtime
-# image. -trimpath drops local paths; -s -w strips symbols and DWARF.
+# scripts/build.sh: a static binary (CGO_ENABLED=0) without local paths
+# (-trimpath), symbols or DWARF (-s -w), stamped with the version. The
+# build context has no .git, so pass the stamp as build arguments:
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
+#     --build-arg REVISION=$(git rev-parse HEAD) \
+#     --build-arg COMMIT_TIME=$(git log -1 --format=%cI) -t arena .
+ARG VERSION="" REVISION="" COMMIT_TIME=""
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/arena ./cmd/arena \
+    VERSION="$VERSION" REVISION="$REVISION" COMMIT_TIME="$COMMIT_TIME" sh scripts/build.sh /out/arena \
  && mkdir -p /out/data
 
 # ---- runtime stage: no shell, no package manager, no root ----

@@ -3,15 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v3"
 
+	"arena/chain"
+	"arena/config"
 	"arena/internal/sdnotify"
 	"arena/validator"
+	"arena/validator/records"
 )
 
 // runFlags map `arena run`'s flags to config keys.
@@ -51,9 +57,131 @@ func newRunCommand(env *cliEnv) *cli.Command {
 				return err
 			}
 			defer stack.Close()
+			logBanner(ctx, log, cfg, signer, stack)
+			schedCtx, stopSched := context.WithCancel(ctx)
+			schedDone := make(chan struct{})
+			go func() {
+				defer close(schedDone)
+				logNextRace(schedCtx, log, stack, cfg.Validator.RaceEveryBlocks)
+			}()
+			defer func() {
+				stopSched()
+				<-schedDone
+			}()
 			return serveWithSystemd(ctx, env, log, stack)
 		},
 	}
+}
+
+// logBanner says once, at start, what this validator is: its build, the
+// chain, its key and uid, where it listens and keeps its data, and how it
+// sets weights. A chain read that fails is shown as such; the validator
+// retries it on its own.
+func logBanner(ctx context.Context, log zerolog.Logger, cfg *config.Config, signer *chain.Signer, s *validator.Stack) {
+	uid, weights := "not registered", "set"
+	if mg, err := s.Chain.Metagraph(ctx, cfg.Chain.Netuid); err != nil {
+		uid = "unknown (" + err.Error() + ")"
+	} else if n, ok := mg.ByHotkey(signer.Hotkey()); ok {
+		uid = strconv.Itoa(int(n.UID))
+	}
+	if hp, err := s.Chain.Hyperparams(ctx, cfg.Chain.Netuid); err != nil {
+		weights = "unknown (" + err.Error() + ")"
+	} else if hp.CommitRevealEnabled {
+		weights = "commit-reveal"
+	}
+	log.Info().Str("version", versionString()).Str("chain", cfg.Redacted().Chain.URL).Uint64("chain_id", s.Chain.ChainID().Uint64()).
+		Uint16("netuid", cfg.Chain.Netuid).Str("address", signer.Address.Hex()).Str("hotkey", signer.Hotkey().SS58()).Str("uid", uid).
+		Str("listen", s.Server.Addr()).Str("data_dir", cfg.DataDir).Str("weights", weights).
+		Uint64("race_every_blocks", cfg.Validator.RaceEveryBlocks).Msg("arena run starting")
+}
+
+// logNextRace logs when the next race window opens. The block time is
+// measured on live heads rather than read from block timestamps: a devnet
+// making blocks faster than one a second stamps them a second apart.
+func logNextRace(ctx context.Context, log zerolog.Logger, s *validator.Stack, every uint64) {
+	ctx, cancel := context.WithCancel(ctx)
+	follower := s.Chain.FollowHeads(chain.HeadsOptions{Buffer: 8})
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		_ = follower.Run(ctx) // it only returns once ctx ends
+	}()
+	defer func() {
+		cancel()
+		<-followed
+	}()
+	head, blockTime, ok := measureBlockTime(ctx, follower.Heads(), time.Now)
+	if !ok {
+		return
+	}
+	var st records.RaceState
+	if err := s.Store.View(func(txn *badger.Txn) (err error) { st, err = s.Validator.Records().GetState(txn); return err }); err != nil {
+		log.Warn().Err(err).Msg("next race window: read the race state")
+		return
+	}
+	w := nextRaceWindow(head, every, st)
+	ev := log.Info().Uint64("head", head).Uint64("window", w.Window).Dur("block_time_ms", blockTime)
+	switch {
+	case w.InProgress != 0:
+		ev.Uint64("race", w.InProgress).Msg("race in progress; the next window opens after it")
+	case w.OpenNow:
+		ev.Msg("race window open: its race starts once qualifying is done")
+	default:
+		eta := time.Duration(w.Window-head) * blockTime
+		ev.Uint64("blocks_left", w.Window-head).Dur("eta_ms", eta).Str("eta", eta.Round(time.Second).String()).Msg("next race window")
+	}
+}
+
+// measureBlockTime returns the newest head and the time between the two
+// live heads after the first, which may have been delivered at any point
+// of its block. ok is false if heads end first.
+func measureBlockTime(ctx context.Context, heads <-chan chain.Head, now func() time.Time) (head uint64, blockTime time.Duration, ok bool) {
+	var seen int
+	var first uint64
+	var firstAt time.Time
+	for {
+		var h chain.Head
+		select {
+		case <-ctx.Done():
+			return 0, 0, false
+		case h, ok = <-heads:
+			if !ok {
+				return 0, 0, false
+			}
+		}
+		if h.Backfilled {
+			continue
+		}
+		seen++
+		switch {
+		case seen == 2:
+			first, firstAt = h.Number, now()
+		case seen > 2:
+			return h.Number, now().Sub(firstAt) / time.Duration(h.Number-first), true
+		}
+	}
+}
+
+// raceWindow is where the validator's race schedule stands at a head.
+type raceWindow struct {
+	Window     uint64 // first block of the window the next race belongs to
+	OpenNow    bool   // that window has begun and has not raced yet
+	InProgress uint64 // id of the race in progress, or 0
+}
+
+// nextRaceWindow mirrors the validator's rule: a window of every blocks
+// races once, and only if it is newer than the last window that started a
+// race (window 0, below any, never does).
+func nextRaceWindow(head, every uint64, st records.RaceState) raceWindow {
+	current := head / every * every
+	next := (max(current, st.LastWindow)/every + 1) * every
+	switch {
+	case st.Current != 0:
+		return raceWindow{Window: next, InProgress: st.Current}
+	case current > st.LastWindow:
+		return raceWindow{Window: current, OpenNow: true}
+	}
+	return raceWindow{Window: next}
 }
 
 // newRegistry is a registry with the Go runtime and process collectors.

@@ -86,6 +86,12 @@ type WeightsConfig struct {
 type JudgeConfig struct {
 	Kind   string `yaml:"kind" help:"grounding (deterministic, default) or llm (uses llm.base_url and judge.models)"`
 	Models string `yaml:"models" help:"llm judge: comma-separated models in fallback order"`
+	// TemplateCap caps the reasoning score of every trajectory in a
+	// miner's qualifying run or race whose thinks share one skeleton.
+	TemplateCap float64 `yaml:"template_cap" help:"highest reasoning score (q) of a miner whose thinks in a qualifying run or race follow one template, in (0, 1]; 1 records the finding without capping"`
+	// OnUnavailable: what a race or qualifying run judged while no model
+	// answered is worth.
+	OnUnavailable string `yaml:"on_unavailable" help:"llm judge: void (a race or qualifying run judged entirely while no model answered does not count) or grounding (it is scored by the grounding fallback)"`
 }
 
 // LogConfig selects the log level and output format.
@@ -199,7 +205,7 @@ func Default() Config {
 		Race: RaceConfig{Floor: 0.2, RatioStart: 0.8, RatioFloor: 0.7, DecayBlocks: 7200, Margin: 0.01,
 			Confidence: 0.95, TieMargin: 0.05, WindowBlocks: 50400},
 		Weights: WeightsConfig{Policy: "winner_take_all", TopShare: 0.7, TailShare: 0.3},
-		Judge:   JudgeConfig{Kind: "grounding"},
+		Judge:   JudgeConfig{Kind: "grounding", TemplateCap: 0.5, OnUnavailable: "void"},
 	}
 }
 

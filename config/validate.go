@@ -155,6 +155,14 @@ func (c *Config) Validate() error {
 	default:
 		v.bad("judge.kind", c.Judge.Kind, "must be grounding or llm")
 	}
+	if !(c.Judge.TemplateCap > 0 && c.Judge.TemplateCap <= 1) {
+		v.bad("judge.template_cap", fmtFloat(c.Judge.TemplateCap), "must be in (0, 1]")
+	}
+	switch c.Judge.OnUnavailable {
+	case "void", "grounding":
+	default:
+		v.bad("judge.on_unavailable", c.Judge.OnUnavailable, "must be void or grounding")
+	}
 
 	return errors.Join(v.errs...)
 }

@@ -395,7 +395,7 @@ func (x *exporter) meta(e *records.Episode, v *records.Verdict, cluster, split s
 	return &Meta{
 		EpisodeID: tr.EpisodeID, ProblemID: tr.ProblemID, Type: string(e.ProblemType), Cluster: cluster, Split: split,
 		Kind: string(e.Kind), RaceID: e.RaceID, Hotkey: e.Hotkey, MinerUID: int(tr.MinerUID), Block: e.Block,
-		Final: v.Final, Judge: v.Judge.Score, Success: v.Metrics.Success, EndReason: string(tr.EndReason),
+		Final: v.Final, Judge: v.Judge.Score, JudgeFindings: v.Judge.FindingNames(), Success: v.Metrics.Success, EndReason: string(tr.EndReason),
 	}
 }
 

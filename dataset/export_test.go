@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"arena/dataset"
 	"arena/dataset/datasettest"
+	"arena/scoring/judge"
 	"arena/shop"
 	"arena/store"
 	"arena/suite"
@@ -306,6 +308,9 @@ func TestSFT(t *testing.T) {
 					}
 					if m.Cluster != ep.Cluster || m.Split != split {
 						t.Fatalf("meta %+v for %s in %s", m, ep.Cluster, split)
+					}
+					if templated := slices.Equal(m.JudgeFindings, []string{judge.FindingTemplated}); templated != (ep.Role == "good") || (!templated && len(m.JudgeFindings) > 0) {
+						t.Fatalf("%s episode %s: judge findings %v", ep.Role, m.EpisodeID, m.JudgeFindings)
 					}
 					sc.add(m.Cluster, split)
 					roles[ep.Role]++

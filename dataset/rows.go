@@ -60,8 +60,11 @@ type Meta struct {
 	Block     uint64  `json:"block" parquet:"block"`
 	Final     float64 `json:"final" parquet:"final"`
 	Judge     float64 `json:"judge" parquet:"judge"`
-	Success   bool    `json:"success" parquet:"success"`
-	EndReason string  `json:"end_reason" parquet:"end_reason"`
+	// JudgeFindings names what the judge found about the reasoning
+	// (templated, injection, clipped; see docs/scoring.md).
+	JudgeFindings []string `json:"judge_findings,omitempty" parquet:"judge_findings,list,optional"`
+	Success       bool     `json:"success" parquet:"success"`
+	EndReason     string   `json:"end_reason" parquet:"end_reason"`
 	// Step is the step index (steps format only).
 	Step int `json:"step,omitempty" parquet:"step"`
 }

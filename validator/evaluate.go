@@ -6,8 +6,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"arena/episode"
 	"arena/scoring"
+	"arena/scoring/judge"
 	"arena/suite"
 	"arena/validator/records"
 )
@@ -42,6 +45,52 @@ func (v *Validator) evaluate(ctx context.Context, e *records.Episode, block uint
 		v.compromise(&p, tr, m.Ungrounded, block)
 	}
 	return records.Verdict{EpisodeID: tr.EpisodeID, Metrics: m, Judge: jv, Final: scoring.Final(&m, jv.Score), Block: block}, nil
+}
+
+// judgeRun applies the judge's policy to one miner's verdicts in a
+// qualifying run, or one racer's in a race (kind names which, for the
+// metrics): when the thinks of its trajectories follow one template,
+// every verdict gets the templated finding and a capped reasoning score,
+// and its final score is recomputed. Capping is idempotent, so a race
+// judged again after a restart gets the same scores. It returns the
+// finding, if any.
+func (v *Validator) judgeRun(kind string, eps []*records.Episode, vds []*records.Verdict) (judge.Finding, bool) {
+	trajs := make([]*episode.Trajectory, len(eps))
+	for i, e := range eps {
+		trajs[i] = &e.Trajectory
+	}
+	jvs := make([]*judge.Verdict, len(vds))
+	for i, vd := range vds {
+		jvs[i] = &vd.Judge
+	}
+	f, ok := v.policy.Templates.Apply(trajs, jvs)
+	if !ok {
+		return f, false
+	}
+	for _, vd := range vds {
+		vd.Final = scoring.Final(&vd.Metrics, vd.Judge.Score)
+	}
+	v.m.templated.WithLabelValues(kind).Inc()
+	return f, true
+}
+
+// voids reports whether a run's verdicts make it void: judged entirely
+// while no llm judge model answered, under judge.on_unavailable: void.
+func (v *Validator) voids(vds []*records.Verdict) bool {
+	jvs := make([]*judge.Verdict, len(vds))
+	for i, vd := range vds {
+		jvs[i] = &vd.Judge
+	}
+	return v.policy.Voids(jvs)
+}
+
+func (v *Validator) putVerdicts(txn *badger.Txn, vds []records.Verdict) error {
+	for i := range vds {
+		if err := v.rec.PutVerdict(txn, &vds[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // answers looks the recommended ids up in the catalog.

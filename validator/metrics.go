@@ -25,6 +25,8 @@ type metrics struct {
 	pool         *prometheus.GaugeVec
 	compromised  prometheus.Counter
 	hiddenUsed   prometheus.Counter
+	templated    *prometheus.CounterVec
+	void         *prometheus.CounterVec
 
 	lastHead func() (chain.Head, time.Time)
 }
@@ -54,7 +56,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 				"Challengers at or above the qualifying bar at the current head: those arena status lists, who race next.", nil, nil),
 		},
 		races: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_races_total",
-			Help: "Races decided, by outcome (crowned, undecided, defended, dethroned, no_racers)."}, []string{"outcome"}),
+			Help: "Races decided, by outcome (crowned, undecided, defended, dethroned, no_racers, void)."}, []string{"outcome"}),
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_weights_submissions_total",
 			Help: "Weights transactions, by operation (set, commit, reveal) and result (ok, rejected, error)."}, []string{"op", "result"}),
 		sinceWeights: prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_blocks_since_weights",
@@ -66,6 +68,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	m.hiddenUsed = prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_hidden_clusters_used_total",
 		Help: "Hidden leak clusters exposed by races (one per race problem); rate() over a day is the pool's consumption."})
+	m.templated = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_templated_runs_total",
+		Help: "Qualifying runs and racers in a race whose thinks followed one template (reasoning score capped at judge.template_cap), by kind (qualifying, race)."}, []string{"kind"})
+	m.void = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_void_runs_total",
+		Help: "Qualifying runs and races judged while no llm judge model answered, void under judge.on_unavailable: void, by kind (qualifying, race)."}, []string{"kind"})
+	for _, k := range []string{"qualifying", "race"} {
+		m.templated.WithLabelValues(k)
+		m.void.WithLabelValues(k)
+	}
 	m.headAge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "arena_validator_head_age_seconds",
 		Help: "Seconds since the scheduler last received a head."}, func() float64 {
 		if m.lastHead == nil {
@@ -88,7 +98,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed} {
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
+		m.templated, m.void} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

@@ -142,14 +142,30 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		log.Error().Err(err).Msg("qualifying: store episodes")
 		return
 	}
-	verdicts, total := make([]records.Verdict, 0, len(eps)), 0.0
+	verdicts := make([]records.Verdict, len(eps))
+	epRefs := make([]*records.Episode, len(eps))
 	for i := range eps {
-		vd, err := v.evaluate(ctx, &eps[i], block)
-		if err != nil {
+		if verdicts[i], err = v.evaluate(ctx, &eps[i], block); err != nil {
 			log.Error().Err(err).Msg("qualifying: judge")
 			return
 		}
-		verdicts = append(verdicts, vd)
+		epRefs[i] = &eps[i]
+	}
+	vdRefs := refs(verdicts)
+	if v.voids(vdRefs) {
+		v.m.void.WithLabelValues("qualifying").Inc()
+		log.Warn().Msg("qualifying void: no llm judge model answered (judge.on_unavailable: void); retrying later")
+		if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.putVerdicts(txn, verdicts) }); err != nil {
+			log.Error().Err(err).Msg("qualifying: store verdicts")
+		}
+		v.deferRetry(m.UID)
+		return
+	}
+	if f, ok := v.judgeRun("qualifying", epRefs, vdRefs); ok {
+		log.Warn().Str("skeleton", f.Skeleton).Float64("share", f.Share).Msg("qualifying: the thinks follow one template; reasoning score capped")
+	}
+	total := 0.0
+	for _, vd := range verdicts {
 		total += vd.Final
 	}
 	score := total / float64(len(problems))
@@ -157,10 +173,8 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	done := v.head.Number
 	v.mu.Unlock()
 	err = v.opts.Store.Update(func(txn *badger.Txn) error {
-		for i := range verdicts {
-			if err := v.rec.PutVerdict(txn, &verdicts[i]); err != nil {
-				return err
-			}
+		if err := v.putVerdicts(txn, verdicts); err != nil {
+			return err
 		}
 		rec, ok, err := v.rec.GetMiner(txn, m.UID)
 		if err != nil {

@@ -6,11 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
 
 	"arena/chain"
 	"arena/episode"
@@ -279,42 +282,65 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 	if rc.Phase != records.PhaseJudging {
 		return
 	}
-	finals := map[string]float64{}
-	type racerProblem struct {
-		uid     uint16
-		problem string
-	}
-	byPair := map[racerProblem]float64{}
-	for _, eid := range ids {
-		var (
-			e      records.Episode
-			vd     records.Verdict
-			judged bool
-		)
+	eps, vds := make([]records.Episode, len(ids)), make([]records.Verdict, len(ids))
+	for i, eid := range ids {
+		var judged bool
 		if err := v.opts.Store.View(func(txn *badger.Txn) (err error) {
-			if e, _, err = v.rec.GetEpisode(txn, eid); err != nil {
+			if eps[i], _, err = v.rec.GetEpisode(txn, eid); err != nil {
 				return err
 			}
-			vd, judged, err = v.rec.GetVerdict(txn, eid)
+			vds[i], judged, err = v.rec.GetVerdict(txn, eid)
 			return err
 		}); err != nil {
 			log.Error().Err(err).Msg("race: read episode")
 			return
 		}
 		if !judged {
-			if vd, err = v.evaluate(ctx, &e, rc.StartedBlock); err != nil {
+			if vds[i], err = v.evaluate(ctx, &eps[i], rc.StartedBlock); err != nil {
 				if ctx.Err() == nil {
 					log.Error().Err(err).Msg("race: judge")
 				}
 				return
 			}
-			if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.rec.PutVerdict(txn, &vd) }); err != nil {
+			if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.rec.PutVerdict(txn, &vds[i]) }); err != nil {
 				log.Error().Err(err).Msg("race: store verdict")
 				return
 			}
 		}
-		finals[eid] = vd.Final
-		byPair[racerProblem{e.Trajectory.MinerUID, e.Trajectory.ProblemID}] = vd.Final
+	}
+	if v.voids(refs(vds)) {
+		v.voidRace(log, rc)
+		return
+	}
+	// The judge's policy over each racer's trajectories in this race.
+	byRacer := map[uint16][]int{}
+	for i := range eps {
+		uid := eps[i].Trajectory.MinerUID
+		byRacer[uid] = append(byRacer[uid], i)
+	}
+	var capped []records.Verdict
+	for _, uid := range slices.Sorted(maps.Keys(byRacer)) {
+		var re []*records.Episode
+		var rv []*records.Verdict
+		for _, i := range byRacer[uid] {
+			re, rv = append(re, &eps[i]), append(rv, &vds[i])
+		}
+		if f, ok := v.judgeRun("race", re, rv); ok {
+			log.Warn().Uint16("uid", uid).Str("skeleton", f.Skeleton).Float64("share", f.Share).Msg("race: the racer's thinks follow one template; reasoning score capped")
+			for _, vd := range rv {
+				capped = append(capped, *vd)
+			}
+		}
+	}
+	finals := map[string]float64{}
+	type racerProblem struct {
+		uid     uint16
+		problem string
+	}
+	byPair := map[racerProblem]float64{}
+	for i := range eps {
+		finals[ids[i]] = vds[i].Final
+		byPair[racerProblem{eps[i].Trajectory.MinerUID, eps[i].Trajectory.ProblemID}] = vds[i].Final
 	}
 	// The heat holds every racer's score on every problem, in problem
 	// order; a missing episode counts as zero.
@@ -356,6 +382,9 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 			return err
 		}
 		out = o
+		if err := v.putVerdicts(txn, capped); err != nil {
+			return err
+		}
 		cur, _, err := v.rec.GetRace(txn, id)
 		if err != nil {
 			return err
@@ -385,6 +414,51 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 	ev.Msg("race done")
 	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: id, Text: raceStory(id, out, prevLeader, v.opts.Race)})
 	v.updatePoolMetrics(ctx)
+}
+
+// voidRace ends a race whose every verdict was given while no llm judge
+// model answered, under judge.on_unavailable: void. It is stored as done
+// with the void outcome and no heat, so it is not evidence; the standing
+// is unchanged and the next window races afresh.
+func (v *Validator) voidRace(log zerolog.Logger, rc records.Race) {
+	err := v.opts.Store.Update(func(txn *badger.Txn) error {
+		s, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		cur, _, err := v.rec.GetRace(txn, rc.ID)
+		if err != nil {
+			return err
+		}
+		cur.Phase, cur.Output = records.PhaseDone, &race.Output{Outcome: race.Void, Leader: s.State.Leader}
+		v.mu.Lock()
+		cur.FinishedBlock = v.head.Number
+		v.mu.Unlock()
+		if err := v.rec.PutRace(txn, &cur); err != nil {
+			return err
+		}
+		s.Current = 0
+		return v.rec.PutState(txn, s)
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("race: store void race")
+		return
+	}
+	v.m.races.WithLabelValues(string(race.Void)).Inc()
+	v.m.void.WithLabelValues("race").Inc()
+	log.Warn().Msg("race void: no llm judge model answered for any of its trajectories (judge.on_unavailable: void); the standing is unchanged")
+	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: rc.ID,
+		Text: fmt.Sprintf("race %d void: the judge was unavailable (judge.on_unavailable: void); standing unchanged", rc.ID)})
+	v.updatePoolMetrics(context.Background())
+}
+
+// refs points at each verdict.
+func refs(vds []records.Verdict) []*records.Verdict {
+	out := make([]*records.Verdict, len(vds))
+	for i := range vds {
+		out[i] = &vds[i]
+	}
+	return out
 }
 
 // history is the evidence of the decided races before race id that

@@ -317,7 +317,7 @@ func clusters(p *suite.PartitionStats) int {
 
 // newJudge builds the configured reasoning judge.
 func newJudge(cfg config.Config, log zerolog.Logger, reg prometheus.Registerer) (judge.Judge, error) {
-	grounding := judge.NewGrounding(judge.GroundingOptions{}, log)
+	grounding := judge.NewGrounding(judge.GroundingOptions{Templates: judge.TemplateOptions{Cap: cfg.Judge.TemplateCap}}, log)
 	switch cfg.Judge.Kind {
 	case "", "grounding":
 		return grounding, nil
@@ -329,7 +329,7 @@ func newJudge(cfg config.Config, log zerolog.Logger, reg prometheus.Registerer) 
 			}
 		}
 		return judge.NewLLM(judge.LLMOptions{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey.Reveal(), Models: models,
-			Timeout: cfg.LLM.Timeout.Duration, Fallback: grounding, Registerer: reg}, log)
+			Timeout: cfg.LLM.Timeout.Duration, Fallback: grounding, OnUnavailable: cfg.Judge.OnUnavailable, Registerer: reg}, log)
 	}
 	return nil, errors.New("judge.kind must be grounding or llm")
 }

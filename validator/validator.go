@@ -116,6 +116,9 @@ type Validator struct {
 	rec    *records.Records
 	runner *episode.Runner
 	m      *metrics
+	// policy is the judge's policy over a miner's whole run: the
+	// template cap and whether a run judged without a model is void.
+	policy judge.Policy
 	reg    prometheus.Registerer
 
 	mu         sync.Mutex
@@ -155,7 +158,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		return nil, err
 	}
 	v := &Validator{
-		opts: opts, log: log, rec: records.New(), runner: runner, m: m, reg: reg,
+		opts: opts, log: log, rec: records.New(), runner: runner, m: m, reg: reg, policy: judge.PolicyOf(opts.Judge),
 		selfUID: -1, qualifying: map[uint16]bool{}, retry: map[uint16]retryState{},
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
 		readyC:     make(chan struct{}),

@@ -432,6 +432,11 @@ func verdict(role string, racer, steps int) *records.Verdict {
 		v.Metrics.Reasons = []string{"violation: malformed"}
 	}
 	v.Judge = judge.Verdict{Score: judge.Ladder(gates), Gates: gates, Judge: judge.NameGrounding}
+	if role == "good" {
+		// Good racers reason from one template: the export carries the
+		// finding.
+		v.Judge.Findings = []judge.Finding{{Name: judge.FindingTemplated, Detail: "fixture", Skeleton: "# is cheaper than #", Share: 1}}
+	}
 	for i := 0; i < steps; i++ {
 		// Out of order on purpose: the export sorts by step.
 		v.Judge.PerStep = append(v.Judge.PerStep, judge.StepScore{Step: steps - 1 - i, Score: judge.Ladder(gates), Reason: "fixture"})

@@ -158,6 +158,10 @@ const (
 	Defended  Outcome = "defended"  // the incumbent kept the crown
 	Dethroned Outcome = "dethroned" // a challenger was shown to beat the incumbent by more than Margin
 	NoRacers  Outcome = "no_racers" // the race named no eligible racer
+	// Void: the race's trajectories could not be judged as the operator
+	// chose (judge.on_unavailable: void), so it is not evidence and the
+	// standing is unchanged. Set by the validator, never by Step.
+	Void Outcome = "void"
 )
 
 // Comparison is the paired evidence behind one decision: does UID beat

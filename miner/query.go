@@ -239,8 +239,6 @@ func phraseIndex(s, phrase string) int {
 	}
 }
 
-func containsPhrase(s, phrase string) bool { return phraseIndex(s, phrase) >= 0 }
-
 func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b >= 'A' && b <= 'Z'
 }

@@ -27,6 +27,7 @@ import (
 	"arena/chain"
 	"arena/episode"
 	"arena/scoring"
+	"arena/scoring/judge"
 	"arena/shop"
 	"arena/suite"
 )
@@ -37,8 +38,9 @@ type Options struct {
 	Index *shop.Index
 	// Limits bound each episode; zero fields take the episode defaults.
 	Limits episode.Limits
-	// Batch is how many problems run between progress reports (default
-	// 50).
+	// Batch is how many problems run between progress reports, and the
+	// size of the runs whose thinks are compared for templates (default
+	// 10, a race's size).
 	Batch int
 }
 
@@ -48,6 +50,7 @@ type Calibrator struct {
 	cat    *shop.Catalog
 	tools  *shop.Tools
 	runner *episode.Runner
+	judge  *judge.Grounding
 	log    zerolog.Logger
 }
 
@@ -57,7 +60,7 @@ func New(opts Options, log zerolog.Logger) (*Calibrator, error) {
 		return nil, errors.New("calibrate: Index is required")
 	}
 	if opts.Batch <= 0 {
-		opts.Batch = 50
+		opts.Batch = 10
 	}
 	if opts.Limits.MaxConcurrentEpisodes == 0 {
 		// Baselines answer at once; more episodes in flight keep the tools
@@ -76,7 +79,7 @@ func New(opts Options, log zerolog.Logger) (*Calibrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	return &Calibrator{opts: opts, cat: opts.Index.Catalog(), tools: tools, runner: runner,
+	return &Calibrator{opts: opts, cat: opts.Index.Catalog(), tools: tools, runner: runner, judge: judge.NewGrounding(judge.GroundingOptions{}, log),
 		log: log.With().Str("component", "suite.calibrate").Logger()}, nil
 }
 
@@ -103,6 +106,12 @@ type AgentReport struct {
 	All          Tally                                     `json:"all"`
 	// Steps is the mean number of steps per episode.
 	Steps float64 `json:"steps"`
+	// Q is the mean reasoning score the grounding judge gives, after the
+	// template cap, over runs of Options.Batch problems (as a validator
+	// judges a qualifying run or a race); Templated counts the runs
+	// whose thinks follow one template.
+	Q         float64 `json:"q"`
+	Templated Tally   `json:"templated"`
 }
 
 // Report is a calibration run's outcome.
@@ -157,7 +166,7 @@ func (c *Calibrator) play(ctx context.Context, a Agent, problems []suite.Problem
 	}
 	defer stop()
 	m := episode.Miner{UID: 1, Hotkey: chain.Mirror(crypto.PubkeyToAddress(key.PublicKey)), Endpoint: addr}
-	steps := 0
+	steps, qSum := 0, 0.0
 	for batch := range slices.Chunk(problems, c.opts.Batch) {
 		eps := make([]episode.Problem, len(batch))
 		for i, p := range batch {
@@ -166,6 +175,19 @@ func (c *Calibrator) play(ctx context.Context, a Agent, problems []suite.Problem
 		trs := c.runner.Run(ctx, m, eps)
 		if err := ctx.Err(); err != nil {
 			return ar, err
+		}
+		trajs, vs := make([]*episode.Trajectory, len(trs)), make([]*judge.Verdict, len(trs))
+		for i := range trs {
+			v := c.judge.Score(&trs[i])
+			trajs[i], vs[i] = &trs[i], &v
+		}
+		_, templated := judge.TemplateOptions{}.Apply(trajs, vs)
+		ar.Templated.Total++
+		if templated {
+			ar.Templated.Solved++
+		}
+		for _, v := range vs {
+			qSum += v.Score
 		}
 		for i := range trs {
 			p := &batch[i]
@@ -193,6 +215,7 @@ func (c *Calibrator) play(ctx context.Context, a Agent, problems []suite.Problem
 	}
 	if ar.All.Total > 0 {
 		ar.Steps = float64(steps) / float64(ar.All.Total)
+		ar.Q = qSum / float64(ar.All.Total)
 	}
 	return ar, nil
 }

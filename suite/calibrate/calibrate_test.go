@@ -67,11 +67,23 @@ func TestCalibrateSeparatesAgents(t *testing.T) {
 	}
 	rate := map[string]float64{}
 	for _, a := range rep.Agents {
+		// The reference agent at full skill reasons from what it saw in
+		// its own words; the lazy agent's one fixed think is a template.
+		switch a.Name {
+		case "heuristic:1.0":
+			if a.Templated.Solved > 0 || a.Q < 0.7 {
+				t.Errorf("%s: q %.2f, %d of %d runs templated; want q >= 0.7 and none templated", a.Name, a.Q, a.Templated.Solved, a.Templated.Total)
+			}
+		case "lazy":
+			if a.Templated.Solved != a.Templated.Total {
+				t.Errorf("lazy: %d of %d runs templated, want all", a.Templated.Solved, a.Templated.Total)
+			}
+		}
 		rate[a.Name] = a.All.Rate()
 		if a.All.Total != len(problems) {
 			t.Errorf("%s played %d problems, want %d", a.Name, a.All.Total, len(problems))
 		}
-		t.Logf("%-14s all %.3f  by type %v  steps %.1f", a.Name, a.All.Rate(), a.ByType, a.Steps)
+		t.Logf("%-14s all %.3f  by type %v  steps %.1f  q %.2f  templated runs %d/%d", a.Name, a.All.Rate(), a.ByType, a.Steps, a.Q, a.Templated.Solved, a.Templated.Total)
 	}
 	if rate["solver"] < 0.95 {
 		t.Errorf("solver solves %.3f, want >= 0.95: some problems are unsolvable", rate["solver"])

@@ -30,7 +30,8 @@ func newSuiteCommand(env *cliEnv) *cli.Command {
 			"arena suite show (--suite FILE.jsonl | --data DIR) [--public] ID\n" +
 			"arena suite clusters (--suite FILE.jsonl | --data DIR) [--threshold J] [--top N]\n" +
 			"arena suite stats [--data DIR]\n" +
-			"arena suite refill --catalog FILE --min N [--seed S] [--data DIR]",
+			"arena suite refill --catalog FILE --min N [--seed S] [--data DIR]\n" +
+			"arena suite calibrate --catalog FILE (--suite FILE.jsonl | --data DIR | --generate N) [--per-type N] [--json]",
 		Description: "A suite is a set of shopping problems with ground truth, in ShoppingBench's JSON (query,\n" +
 			"reward, voucher) plus arena's id, type, difficulty, cluster, seed and targets.\n\n" +
 			"Problems that share a target product or have near-duplicate queries form one leak cluster.\n" +
@@ -48,6 +49,7 @@ func newSuiteCommand(env *cliEnv) *cli.Command {
 			newSuiteClustersCommand(env),
 			newSuiteStatsCommand(env),
 			newSuiteRefillCommand(env),
+			newSuiteCalibrateCommand(env),
 		},
 	}
 }

@@ -239,6 +239,11 @@ func (c *Calibrator) success(ctx context.Context, p *suite.Problem, tr *episode.
 
 // serve runs an episode server for agent on a loopback port until stop.
 func serve(ctx context.Context, key *ecdsa.PrivateKey, agent episode.Agent, log zerolog.Logger) (string, func(), error) {
+	// The baselines' servers are part of the measurement, not services:
+	// only their warnings are worth a line.
+	if log.GetLevel() < zerolog.WarnLevel {
+		log = log.Level(zerolog.WarnLevel)
+	}
 	srv, err := episode.NewServer(episode.ServerOptions{Signer: chain.NewSigner(key), Agent: agent, MaxConcurrentEpisodes: 64}, log, nil)
 	if err != nil {
 		return "", nil, err

@@ -61,8 +61,9 @@ func (s slowAgent) Step(ctx context.Context, v episode.EpisodeView) (episode.Act
 	return s.inner.Step(ctx, v)
 }
 
-// validatorProcess is `arena run` as a real child process, its JSON log
-// lines delivered on lines.
+// validatorProcess is an arena command (`arena run` here) as a real
+// child process, its output lines (JSON log lines decoded, others as
+// {"message": line, "raw": true}) delivered on lines.
 type validatorProcess struct {
 	cmd   *exec.Cmd
 	lines chan map[string]any
@@ -71,19 +72,30 @@ type validatorProcess struct {
 
 func startValidator(t *testing.T, configPath string) *validatorProcess {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "--config", configPath, "run")
+	return startArena(t, "", "--config", configPath, "run")
+}
+
+// startArena runs `arena args...` in dir as a child process (this test
+// binary in CLI mode), stdout and stderr read as lines. It is killed when
+// the test ends.
+func startArena(t *testing.T, dir string, args ...string) *validatorProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), childEnv+"=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	p := &validatorProcess{cmd: cmd, lines: make(chan map[string]any, 4096), done: make(chan error, 1)}
 	go func() {
-		sc := bufio.NewScanner(stderr)
+		err := cmd.Wait()
+		pw.Close()
+		p.done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var m map[string]any
@@ -95,8 +107,8 @@ func startValidator(t *testing.T, configPath string) *validatorProcess {
 			default:
 			}
 		}
+		_, _ = io.Copy(io.Discard, pr)
 		close(p.lines)
-		p.done <- cmd.Wait()
 	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
@@ -109,21 +121,30 @@ func startValidator(t *testing.T, configPath string) *validatorProcess {
 // waitFor returns the first log line with message msg that match accepts.
 func (p *validatorProcess) waitFor(t *testing.T, msg string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
 	t.Helper()
+	return p.waitLine(t, fmt.Sprintf("%q", msg), timeout, func(m map[string]any) bool {
+		return m["message"] == msg && (match == nil || match(m))
+	})
+}
+
+// waitLine returns the first line match accepts (what describes it in
+// the failure).
+func (p *validatorProcess) waitLine(t *testing.T, what string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
+	t.Helper()
 	deadline := time.After(timeout)
 	for {
 		select {
 		case m, ok := <-p.lines:
 			if !ok {
-				t.Fatalf("validator exited while waiting for %q: %v", msg, <-p.done)
+				t.Fatalf("%v exited while waiting for %s: %v", p.cmd.Args[1:], what, <-p.done)
 			}
 			if lvl, _ := m["level"].(string); lvl == "error" || lvl == "warn" {
-				t.Logf("validator %s: %v", lvl, m)
+				t.Logf("%s %s: %v", p.cmd.Args[len(p.cmd.Args)-1], lvl, m)
 			}
-			if m["message"] == msg && (match == nil || match(m)) {
+			if match(m) {
 				return m
 			}
 		case <-deadline:
-			t.Fatalf("no %q log line within %v", msg, timeout)
+			t.Fatalf("no %s line from %v within %v", what, p.cmd.Args[1:], timeout)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,7 +113,13 @@ func TestBadInputGivesOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, tt.environ, tt.args...)
+			// The default keystore (./arena-keys) would land in the
+			// package directory; a case that names one overrides this.
+			environ := tt.environ
+			if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "ARENA_KEYSTORE_DIR=") }) {
+				environ = append([]string{"ARENA_KEYSTORE_DIR=" + filepath.Join(dir, "default-keys")}, environ...)
+			}
+			code, _, stderr := runCLI(t, environ, tt.args...)
 			if code == 0 {
 				t.Fatalf("exit 0, want failure; stderr %q", stderr)
 			}

@@ -374,7 +374,22 @@ func (g *Generator) item(r *rand.Rand, pos, nPairs int, noPrice bool) (*itemSpec
 var (
 	errTooFewDistractors = errors.New("too few distractors")
 	errUnselective       = errors.New("constraints not selective")
+	errRawQuerySolves    = errors.New("the first hit for the query as written meets every constraint")
 )
+
+// rawQuerySolves reports whether the first find_product hit for the
+// request as written meets every constraint of its one item. An agent
+// that searches the request and recommends the first hit would solve
+// such a problem without reading anything, so it measures nothing;
+// problems with more items already need more than one search.
+func (g *Generator) rawQuerySolves(query string, c *itemSpec) bool {
+	res, err := g.idx.Find(shop.FindRequest{Query: query, Page: 1})
+	if err != nil || len(res.Items) == 0 {
+		return false
+	}
+	pos, ok := g.cat.Position(res.Items[0].ProductID)
+	return ok && g.misses(pos, c, 0) == 0
+}
 
 func (g *Generator) product(r *rand.Rand) (Problem, error) {
 	c, cands, err := g.item(r, r.IntN(g.cat.Len()), 2+r.IntN(2), false)
@@ -384,7 +399,11 @@ func (g *Generator) product(r *rand.Rand) (Problem, error) {
 	if !g.findable(c, "") {
 		return Problem{}, errors.New("target not findable")
 	}
-	return Problem{Type: TypeProduct, Query: productQuery(r, c), Reward: Reward{Items: []Item{c.item()}},
+	query := productQuery(r, c)
+	if g.rawQuerySolves(query, c) {
+		return Problem{}, errRawQuerySolves
+	}
+	return Problem{Type: TypeProduct, Query: query, Reward: Reward{Items: []Item{c.item()}},
 		Difficulty: grade([]int{len(cands)}, steps([]*itemSpec{c}, false)+1, pairCount([]*itemSpec{c}))}, nil
 }
 
@@ -535,6 +554,9 @@ func (g *Generator) voucher(r *rand.Rand) (Problem, error) {
 		}
 	}
 	query := voucherQuery(r, specs, v)
+	if k == 1 && g.rawQuerySolves(query, specs[0]) {
+		return Problem{}, errRawQuerySolves
+	}
 	items := make([]Item, k)
 	for i, c := range specs {
 		items[i] = c.item()

@@ -121,6 +121,9 @@ func TestGenerateShape(t *testing.T) {
 				if _, d := g.survey(c); d < g.opts.MinDistractors {
 					t.Errorf("item %d: %d distractors, want at least %d", i, d, g.opts.MinDistractors)
 				}
+				if len(p.Reward.Items) == 1 && g.rawQuerySolves(p.Query, c) {
+					t.Errorf("the first hit for the query as written solves it:\n%s", p.Query)
+				}
 			}
 			if u := Unstated(p.Query, &p, g.cat); u != nil {
 				t.Errorf("the query does not state %v:\n%s", u, p.Query)

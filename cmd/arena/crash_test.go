@@ -217,6 +217,9 @@ validator: {sync_every_blocks: %d, race_every_blocks: %d, weights_every_blocks: 
   race_problems: %d, public_problems: %d, hidden_min_clusters: %d, allow_private_axons: true}
 catalog: {products: %d}
 episode: {step_timeout: 10s, episode_timeout: 60s}
+# Every miner qualifies, so every window races whatever the leader's
+# score: the last start below must see a race decided.
+race: {floor: 0, ratio_start: 0, ratio_floor: 0}
 `, data, cfg.Chain.URL, cfg.Chain.ChainID, cfg.Chain.Netuid, cfg.Chain.Tempo, keys, val.Address.Hex(), filepath.Join(keys, "password"),
 		cfg.Validator.SyncEveryBlocks, cfg.Validator.RaceEveryBlocks, cfg.Validator.WeightsEveryBlocks, cfg.Validator.QualifyingProblems,
 		cfg.Validator.RaceProblems, cfg.Validator.PublicProblems, cfg.Validator.HiddenMinClusters, cfg.Catalog.Products)

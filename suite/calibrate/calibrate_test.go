@@ -85,6 +85,9 @@ func TestCalibrateSeparatesAgents(t *testing.T) {
 		}
 		t.Logf("%-14s all %.3f  by type %v  steps %.1f  q %.2f  templated runs %d/%d", a.Name, a.All.Rate(), a.ByType, a.Steps, a.Q, a.Templated.Solved, a.Templated.Total)
 	}
+	if rate["lazy"] > 0.10 {
+		t.Errorf("the lazy agent solves %.3f, want <= 0.10: the suite rewards taking the first hit", rate["lazy"])
+	}
 	if rate["solver"] < 0.95 {
 		t.Errorf("solver solves %.3f, want >= 0.95: some problems are unsolvable", rate["solver"])
 	}

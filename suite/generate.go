@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
+	"arena/knowledge"
 	"arena/shop"
 )
 
@@ -43,6 +44,10 @@ type GeneratorOptions struct {
 	MaxCandidates int
 	// Workers is the parallelism of Generate (default GOMAXPROCS).
 	Workers int
+	// Knowledge is the web corpus behind web_search, built from the same
+	// catalog (knowledge.Build). With it, a Mix may ask for knowledge
+	// problems; without it, asking for them is an error.
+	Knowledge *knowledge.Corpus
 }
 
 // Generator makes problems from one catalog. It is safe for concurrent use.
@@ -51,8 +56,9 @@ type Generator struct {
 	idx    *shop.Index
 	cat    *shop.Catalog
 	log    zerolog.Logger
-	terms  [][]string         // sorted title tokens by catalog position
-	byLeaf map[string][]int32 // catalog positions by full category path
+	terms  [][]string          // sorted title tokens by catalog position
+	byLeaf map[string][]int32  // catalog positions by full category path
+	know   *KnowledgeGenerator // nil without Options.Knowledge
 }
 
 // NewGenerator prepares a generator over opts.Index's catalog.
@@ -85,6 +91,12 @@ func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (*Generator, error)
 		p := cat.At(i)
 		g.terms[i] = dedupe(titleTokens(p.Title))
 		g.byLeaf[p.Category] = append(g.byLeaf[p.Category], int32(i))
+	}
+	if opts.Knowledge != nil {
+		var err error
+		if g.know, err = NewKnowledgeGenerator(KnowledgeOptions{Generator: g, Corpus: opts.Knowledge}, log); err != nil {
+			return nil, fmt.Errorf("suite generator: %w", err)
+		}
 	}
 	return g, nil
 }
@@ -136,7 +148,7 @@ func (m Mix) counts(n int) map[Type]int {
 	}
 	var rems []rem
 	left := n
-	for _, t := range Types() {
+	for _, t := range AllTypes() {
 		exact := float64(n) * m[t] / total
 		out[t] = int(exact)
 		left -= out[t]
@@ -204,11 +216,14 @@ func (g *Generator) Generate(ctx context.Context, req Request) ([]Problem, Gener
 	}
 	// Interleave types so any prefix of the suite has about the mix.
 	counts := mix.counts(req.Count)
+	if counts[TypeKnowledge] > 0 && g.know == nil {
+		return nil, rep, errors.New("generate: knowledge problems need the web corpus (GeneratorOptions.Knowledge)")
+	}
 	types := make([]Type, 0, req.Count)
 	used := map[Type]int{}
 	for i := range req.Count {
 		best, bestLag := TypeProduct, math.Inf(-1)
-		for _, t := range Types() {
+		for _, t := range AllTypes() {
 			if used[t] >= counts[t] {
 				continue
 			}
@@ -314,6 +329,12 @@ func (g *Generator) One(t Type, seed uint64) (Problem, error) {
 }
 
 func (g *Generator) one(t Type, seed uint64) (Problem, int, error) {
+	if t == TypeKnowledge {
+		if g.know == nil {
+			return Problem{}, 0, errors.New("generate: knowledge problems need the web corpus")
+		}
+		return g.know.one(seed)
+	}
 	var last error
 	for a := range g.opts.MaxAttempts {
 		r := rand.New(rand.NewPCG(seed, uint64(a)))

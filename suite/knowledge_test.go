@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -403,5 +404,41 @@ func TestKnowledgeValidate(t *testing.T) {
 	}
 	if all := AllTypes(); len(all) != 4 || all[3] != TypeKnowledge {
 		t.Fatalf("AllTypes() = %v", all)
+	}
+}
+
+// TestGeneratorMixesKnowledge: a Generator given the web corpus makes
+// knowledge problems in the proportion its Mix asks, deterministically;
+// without the corpus, asking for them is an error, not a silent omission.
+func TestGeneratorMixesKnowledge(t *testing.T) {
+	k, _ := knowledgeEnv(t, 20_000)
+	g, err := NewGenerator(GeneratorOptions{Index: k.g.idx, Seed: 9, Knowledge: k.corpus}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Count: 24, Mix: Mix{TypeProduct: 1, TypeKnowledge: 1}}
+	ps, rep, err := g.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ByType[TypeKnowledge] < 10 || rep.ByType[TypeProduct] < 10 {
+		t.Fatalf("by type %v, want about 12 of each", rep.ByType)
+	}
+	for _, p := range ps {
+		if p.Type == TypeKnowledge && (p.Knowledge == "" || len(p.Reward.Items) != 1) {
+			t.Fatalf("knowledge problem %s without its fact or item: %+v", p.ID, p)
+		}
+	}
+	again, _, err := g.Generate(context.Background(), req)
+	if err != nil || !slices.EqualFunc(ps, again, func(a, b Problem) bool { return a.ID == b.ID }) {
+		t.Fatalf("a second run differs (err %v)", err)
+	}
+
+	plain, err := NewGenerator(GeneratorOptions{Index: k.g.idx, Seed: 9}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := plain.Generate(context.Background(), req); err == nil || !strings.Contains(err.Error(), "web corpus") {
+		t.Fatalf("knowledge without a corpus: err %v, want one naming the web corpus", err)
 	}
 }

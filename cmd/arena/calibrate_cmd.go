@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"arena/knowledge"
 	"arena/shop"
 	"arena/suite"
 	"arena/suite/calibrate"
@@ -72,9 +73,15 @@ func newSuiteCalibrateCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
+			// The web behind web_search, as the validator builds it from
+			// the catalog: knowledge problems are solved through it.
+			web, err := knowledge.Build(ctx, cat, knowledge.Options{}, log)
+			if err != nil {
+				return err
+			}
 			var problems []suite.Problem
 			if generate > 0 {
-				g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed")}, log)
+				g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed"), Knowledge: web}, log)
 				if err != nil {
 					return err
 				}
@@ -99,7 +106,7 @@ func newSuiteCalibrateCommand(env *cliEnv) *cli.Command {
 					}
 				}
 			}
-			c, err := calibrate.New(calibrate.Options{Index: idx}, log)
+			c, err := calibrate.New(calibrate.Options{Index: idx, Knowledge: web}, log)
 			if err != nil {
 				return err
 			}

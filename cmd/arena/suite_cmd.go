@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"arena/internal/atomicfile"
+	"arena/knowledge"
 	"arena/shop"
 	"arena/store"
 	"arena/suite"
@@ -71,7 +72,10 @@ func newSuiteGenerateCommand(env *cliEnv) *cli.Command {
 		UsageText: "arena suite generate --catalog FILE --count N [--mix product:0.4,shop:0.3,voucher:0.3] [--seed S] (--out FILE.jsonl | --data DIR)",
 		Description: "Every problem states constraints its targets satisfy (title words, a price bound, services,\n" +
 			"attribute or SKU pairs), is checked findable within 5 pages of find_product, and is graded\n" +
-			"easy, medium or hard. The same catalog, seed and count give the same problems.",
+			"easy, medium or hard. The same catalog, seed and count give the same problems.\n\n" +
+			"Types in --mix: product, shop, voucher and knowledge. Knowledge problems ask for a product\n" +
+			"through a fact found with web_search over the corpus the validator builds from the same\n" +
+			"catalog, e.g. --mix product:0.35,shop:0.25,voucher:0.25,knowledge:0.15.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "catalog", Usage: "catalog `FILE` (JSON Lines, plain or gzip)", Required: true, TakesFile: true},
 			&cli.IntFlag{Name: "count", Usage: "number of problems `N`", Value: 1000},
@@ -103,7 +107,15 @@ func newSuiteGenerateCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed")}, log)
+			gopts := suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed")}
+			if mix[suite.TypeKnowledge] > 0 {
+				// The corpus the validator serves web_search from, built
+				// the same way from the same catalog.
+				if gopts.Knowledge, err = knowledge.Build(ctx, cat, knowledge.Options{}, log); err != nil {
+					return err
+				}
+			}
+			g, err := suite.NewGenerator(gopts, log)
 			if err != nil {
 				return err
 			}
@@ -117,8 +129,10 @@ func newSuiteGenerateCommand(env *cliEnv) *cli.Command {
 			}
 			fmt.Fprintf(env.stdout, "generated %d problems in %s (%d attempts, %d given up, %d duplicates, %d replaced for a shared target)\n",
 				rep.Problems, time.Since(start).Round(time.Millisecond), rep.Attempts, rep.GivenUp, rep.Duplicates, rep.SharedTargets)
-			for _, t := range suite.Types() {
-				fmt.Fprintf(env.stdout, "  %-8s %d\n", t, rep.ByType[t])
+			for _, t := range suite.AllTypes() {
+				if t != suite.TypeKnowledge || rep.ByType[t] > 0 {
+					fmt.Fprintf(env.stdout, "  %-9s %d\n", t, rep.ByType[t])
+				}
 			}
 			fmt.Fprintf(env.stdout, "  easy %d, medium %d, hard %d\n", rep.Difficulty[suite.Easy], rep.Difficulty[suite.Medium], rep.Difficulty[suite.Hard])
 			return sinkProblems(ctx, env, log, cmd, cfg.DataDir, ps)

@@ -66,7 +66,12 @@ func Solver() Agent {
 			if !ok {
 				return errors.New("solver: unknown query")
 			}
-			_, err := suite.Solve(ctx, p, call)
+			var err error
+			if p.Type == suite.TypeKnowledge {
+				_, err = suite.SolveKnowledge(ctx, p, call)
+			} else {
+				_, err = suite.Solve(ctx, p, call)
+			}
 			return err
 		}), nil
 	}}

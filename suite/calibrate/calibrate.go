@@ -26,6 +26,7 @@ import (
 
 	"arena/chain"
 	"arena/episode"
+	"arena/knowledge"
 	"arena/scoring"
 	"arena/scoring/judge"
 	"arena/shop"
@@ -36,6 +37,9 @@ import (
 type Options struct {
 	// Index is the catalog's search index the tools run on (required).
 	Index *shop.Index
+	// Knowledge is the web corpus web_search answers from (knowledge.Build
+	// over the same catalog); knowledge problems need it.
+	Knowledge *knowledge.Corpus
 	// Limits bound each episode; zero fields take the episode defaults.
 	Limits episode.Limits
 	// Batch is how many problems run between progress reports, and the
@@ -67,7 +71,11 @@ func New(opts Options, log zerolog.Logger) (*Calibrator, error) {
 		// busy.
 		opts.Limits.MaxConcurrentEpisodes = 16
 	}
-	tools, err := shop.NewTools(shop.ToolsOptions{Index: opts.Index}, log, nil)
+	topts := shop.ToolsOptions{Index: opts.Index}
+	if opts.Knowledge != nil {
+		topts.Web = opts.Knowledge
+	}
+	tools, err := shop.NewTools(topts, log, nil)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}

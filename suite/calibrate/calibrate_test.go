@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"arena/knowledge"
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/suite"
@@ -38,17 +39,21 @@ func TestCalibrateSeparatesAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: 11}, zerolog.Nop())
+	web, err := knowledge.Build(ctx, cat, knowledge.Options{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: 11, Knowledge: web}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const perType = 20
-	mix := suite.Mix{suite.TypeProduct: 1, suite.TypeShop: 1, suite.TypeVoucher: 1}
-	problems, _, err := sg.Generate(ctx, suite.Request{Count: 3 * perType, Mix: mix})
+	mix := suite.Mix{suite.TypeProduct: 1, suite.TypeShop: 1, suite.TypeVoucher: 1, suite.TypeKnowledge: 1}
+	problems, _, err := sg.Generate(ctx, suite.Request{Count: 4 * perType, Mix: mix})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Options{Index: idx}, zerolog.Nop())
+	c, err := New(Options{Index: idx, Knowledge: web}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +112,10 @@ func TestCalibrateSeparatesAgents(t *testing.T) {
 	}
 	for _, name := range []string{"lazy", "heuristic:1.0", "heuristic:0.4", "solver"} {
 		rates := out.Agents[name]
-		for _, k := range []string{"product", "shop", "voucher", "all"} {
+		for _, k := range []string{"product", "shop", "voucher", "knowledge", "all"} {
 			if v := rates[k]; v == nil || *v < 0 || *v > 1 {
 				t.Errorf("json %s.%s = %v, want a rate in [0, 1]", name, k, v)
 			}
-		}
-		if v, ok := rates["knowledge"]; !ok || v != nil {
-			t.Errorf("json %s.knowledge = %v (present %v), want null: the sample has no knowledge problems", name, v, ok)
 		}
 	}
 }

@@ -40,6 +40,7 @@ type ValidatorConfig struct {
 	PublicProblems        int    `yaml:"public_problems" help:"size of the generated public (qualifying) set"`
 	HiddenMinClusters     int    `yaml:"hidden_min_clusters" help:"refill the hidden pool from the generator when fewer never-exposed clusters remain"`
 	SuiteSeed             uint64 `yaml:"suite_seed" help:"seed of the problem generator (0: random at first start, then persisted by the suite)"`
+	ProblemMix            string `yaml:"problem_mix" help:"types of generated problems and their weights, e.g. product:0.35,shop:0.25,voucher:0.25,knowledge:0.15 (knowledge problems are solved through web_search)"`
 	AllowPrivateAxons     bool   `yaml:"allow_private_axons" help:"dial miners on loopback and private addresses (devnet only; off in production)"`
 }
 
@@ -191,6 +192,7 @@ func Default() Config {
 			QualifyingConcurrency: 4,
 			PublicProblems:        200,
 			HiddenMinClusters:     100,
+			ProblemMix:            "product:0.4,shop:0.3,voucher:0.3",
 		},
 		Catalog: CatalogConfig{Products: 100_000, Seed: 1},
 		Episode: EpisodeConfig{

@@ -31,6 +31,7 @@ import (
 // loads into its own ledger; building them is the slow part, so it is done
 // once per test binary.
 type testSuite struct {
+	index          *shop.Index
 	tools          *shop.Tools
 	public, hidden []suite.Problem
 }
@@ -68,7 +69,7 @@ func buildTestSuite() (testSuite, error) {
 	if err != nil {
 		return testSuite{}, err
 	}
-	var s testSuite
+	s := testSuite{index: idx}
 	if s.tools, err = shop.NewTools(shop.ToolsOptions{Index: idx}, zerolog.Nop(), nil); err != nil {
 		return testSuite{}, err
 	}

@@ -76,6 +76,10 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
+	mix, err := suite.ParseMix(cfg.Validator.ProblemMix)
+	if err != nil {
+		return nil, fmt.Errorf("validator.problem_mix: %w", err)
+	}
 
 	ln, err := Listen(cfg.Metrics.Listen)
 	if err != nil {
@@ -128,7 +132,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	refill, err := prepareSuite(ctx, s.Ledger, idx, seed, cfg.Validator, log, progress)
+	refill, err := prepareSuite(ctx, s.Ledger, idx, web, mix, seed, cfg.Validator, log, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -260,19 +264,19 @@ func checkMeta(st *store.Store, rec *records.Records, cfg config.Config, genesis
 // prepareSuite fills an empty ledger with the public qualifying set and
 // makes sure the hidden pool can cover a race. It returns the refill
 // source for the hidden pool.
-func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, seed uint64, vc config.ValidatorConfig,
-	log zerolog.Logger, progress func(string, int, int)) (suite.Source, error) {
+func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, web *knowledge.Corpus, mix suite.Mix, seed uint64,
+	vc config.ValidatorConfig, log zerolog.Logger, progress func(string, int, int)) (suite.Source, error) {
 	stats, err := ledger.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
 	public := stats.Partitions[suite.Public]
 	if public == nil || public.Clusters < vc.QualifyingProblems {
-		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed}, log)
+		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed, Knowledge: web}, log)
 		if err != nil {
 			return nil, err
 		}
-		ps, _, err := g.Generate(ctx, suite.Request{Count: vc.PublicProblems, Progress: func(d, t int) { progress("generating public problems", d, t) }})
+		ps, _, err := g.Generate(ctx, suite.Request{Count: vc.PublicProblems, Mix: mix, Progress: func(d, t int) { progress("generating public problems", d, t) }})
 		if err != nil {
 			return nil, fmt.Errorf("public suite: %w", err)
 		}
@@ -285,11 +289,11 @@ func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, se
 	// Hidden problems come from another stream of the same seed, so they
 	// never repeat public ones (and the ledger drops any that share a
 	// target with them).
-	hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed ^ 0x9e3779b97f4a7c15}, log)
+	hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed ^ 0x9e3779b97f4a7c15, Knowledge: web}, log)
 	if err != nil {
 		return nil, err
 	}
-	src := suite.GeneratorSource(hg, suite.DefaultMix())
+	src := suite.GeneratorSource(hg, mix)
 	progress("generating hidden problems", 0, 1)
 	rep, err := ledger.Refill(ctx, max(vc.HiddenMinClusters, vc.RaceProblems), src)
 	if err != nil {

@@ -101,6 +101,8 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		{"run: no password", nil, []string{"run", "--data", filepath.Join(dir, "d1"), "--chain", dn.URL()}, "no keystore password"},
 		{"run: bad race ratio", []string{"ARENA_RACE_RATIO_FLOOR=1.5"}, []string{"run", "--data", filepath.Join(dir, "d2")}, "race.ratio_floor"},
 		{"run: bad policy", []string{"ARENA_WEIGHTS_POLICY=everyone"}, []string{"run", "--data", filepath.Join(dir, "d3")}, `weights.policy "everyone"`},
+		{"run: bad problem mix", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw, "ARENA_VALIDATOR_PROBLEM_MIX=product:0.5,books:0.5"},
+			[]string{"run", "--data", filepath.Join(dir, "d8"), "--chain", dn.URL()}, "validator.problem_mix"},
 		{"run: llm judge without endpoint", []string{"ARENA_JUDGE_KIND=llm"}, []string{"run", "--data", filepath.Join(dir, "d4")}, "llm.base_url: must be set"},
 		{"run: unreachable chain", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw},
 			[]string{"run", "--data", filepath.Join(dir, "d5"), "--chain", "ws://" + closedPort(t)}, "cannot connect"},

@@ -26,6 +26,21 @@ type Config struct {
 	Race      RaceConfig      `yaml:"race"`
 	Weights   WeightsConfig   `yaml:"weights"`
 	Judge     JudgeConfig     `yaml:"judge"`
+	Suite     SuiteConfig     `yaml:"suite"`
+}
+
+// SuiteConfig configures how generated problems are phrased.
+type SuiteConfig struct {
+	Paraphrase ParaphraseConfig `yaml:"paraphrase"`
+}
+
+// ParaphraseConfig points the optional paraphrase stage at an
+// OpenAI-compatible chat endpoint. Empty base_url: offline phrasing only.
+type ParaphraseConfig struct {
+	BaseURL string   `yaml:"base_url" help:"OpenAI-compatible API base URL that rewrites generated queries (each rewrite is verified by code; empty: offline phrasing only)"`
+	Model   string   `yaml:"model" help:"model name sent with each paraphrase request"`
+	Timeout Duration `yaml:"timeout" help:"bound on one paraphrase request"`
+	APIKey  Secret   `yaml:"api_key" help:"API key; only from ARENA_SUITE_PARAPHRASE_API_KEY, never a file or flag"`
 }
 
 // ValidatorConfig sets the daemon's schedule and suite sizes, in blocks
@@ -182,7 +197,8 @@ func Default() Config {
 			Miners:     8,
 			Keystore:   "./arena-devnet",
 		},
-		LLM: LLMConfig{Timeout: Duration{50 * time.Second}},
+		LLM:   LLMConfig{Timeout: Duration{50 * time.Second}},
+		Suite: SuiteConfig{Paraphrase: ParaphraseConfig{Timeout: Duration{30 * time.Second}}},
 		Validator: ValidatorConfig{
 			SyncEveryBlocks:       10,
 			RaceEveryBlocks:       360,

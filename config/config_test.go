@@ -86,6 +86,15 @@ func TestValidate(t *testing.T) {
 		{"devnet too many neurons", func(c *Config) { c.Devnet.Validators, c.Devnet.Miners = 57, 200 },
 			`devnet.validators + devnet.miners: 57 + 200 = 257, but at most 256 neurons fit on a subnet`},
 		{"devnet empty keystore", func(c *Config) { c.Devnet.Keystore = "" }, `devnet.keystore: must not be empty`},
+		{"paraphrase endpoint and model", func(c *Config) {
+			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "http://127.0.0.1:11434/v1", "qwen3:8b"
+		}, ""},
+		{"paraphrase without model", func(c *Config) { c.Suite.Paraphrase.BaseURL = "http://127.0.0.1:11434/v1" },
+			`suite.paraphrase.model: must be set when suite.paraphrase.base_url is`},
+		{"paraphrase url hides password", func(c *Config) {
+			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "ftp://me:hunter2@x/v1", "m"
+		}, `suite.paraphrase.base_url "ftp://me:xxxxx@x/v1": must be an http or https URL`},
+		{"paraphrase zero timeout", func(c *Config) { c.Suite.Paraphrase.Timeout = Duration{} }, `suite.paraphrase.timeout "0s": must be greater than 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

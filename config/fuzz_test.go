@@ -31,7 +31,7 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 		run := func(secret string) []string {
 			envs := append(environ[:len(environ):len(environ)],
-				"ARENA_KEYSTORE_PASSWORD="+secret, "ARENA_LLM_API_KEY="+secret)
+				"ARENA_KEYSTORE_PASSWORD="+secret, "ARENA_LLM_API_KEY="+secret, "ARENA_SUITE_PARAPHRASE_API_KEY="+secret)
 			cfg, err := Load(LoadOptions{Path: path, Environ: envs})
 			if (cfg == nil) == (err == nil) {
 				t.Fatalf("Load returned config %v and error %v", cfg != nil, err)

@@ -91,6 +91,16 @@ func (c *Config) Validate() error {
 	}
 	v.positive("llm.timeout", c.LLM.Timeout)
 
+	if pc := c.Suite.Paraphrase; pc.BaseURL != "" {
+		if parsed, err := url.Parse(pc.BaseURL); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			v.bad("suite.paraphrase.base_url", redactURL(pc.BaseURL), "must be an http or https URL")
+		}
+		if strings.TrimSpace(pc.Model) == "" {
+			v.problem("suite.paraphrase.model", "must be set when suite.paraphrase.base_url is")
+		}
+	}
+	v.positive("suite.paraphrase.timeout", c.Suite.Paraphrase.Timeout)
+
 	vc := c.Validator
 	v.positiveUint("validator.sync_every_blocks", vc.SyncEveryBlocks)
 	v.positiveUint("validator.race_every_blocks", vc.RaceEveryBlocks)

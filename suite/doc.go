@@ -14,7 +14,8 @@
 //   - ImportShoppingBench and ImportORO read the reference formats and keep
 //     the good records when some are malformed; WriteShoppingBench and
 //     WriteORO write them back (round trip).
-//   - Generator makes product, shop and voucher problems from a catalog.
+//   - Generator makes product, shop, voucher and (given the web corpus)
+//     knowledge problems from a catalog.
 //     Every problem is verified with the search index the agents use
 //     (every target within 5 pages of find_product for a query made of the
 //     constraint words) and graded by how many products satisfy it and how
@@ -22,6 +23,11 @@
 //   - Cluster groups problems into leak clusters with deterministic ids.
 //   - Ledger persists problems, clusters, partitions and exposures in the
 //     store; Draw, MarkExposed, MarkCompromised and Refill guard the race.
+//   - Paraphraser optionally rewrites generated queries with a chat model
+//     and keeps a rewrite only when CheckParaphrase finds every constraint
+//     still stated and no id, whole title or knowledge answer in it; the
+//     rewrite and the offline phrasing it replaced are stored with the
+//     problem.
 //
 // Tests: plain `go test ./suite` runs issue 4's solvability check at full
 // size (500 problems per type on a 100k catalog, about 10 s); -short uses
@@ -29,12 +35,8 @@
 // benchmarks (BenchmarkGenerate10kFrom100k, BenchmarkCluster100k) are in
 // bench_test.go and cluster_test.go.
 //
-// Importers read ShoppingBench's product, shop and voucher tasks; knowledge
-// tasks (web_search) are refused with a clear error until that intent
-// exists.
-//
-// The optional LLM paraphrase of queries is not implemented; queries come
-// from the built-in phrasings only.
+// Importers read ShoppingBench's product, shop, voucher and web_simpleqa
+// (knowledge) tasks and ORO's problem suite.
 //
 // The package never talks to miners: it hands Public views to whoever does.
 package suite

@@ -357,6 +357,8 @@ type Problem struct {
 	Title string `json:"title,omitempty"`
 	// Source says where an imported problem came from (file:line).
 	Source string `json:"source,omitempty"`
+	// Paraphrase is set when a model wrote Query (see Paraphraser).
+	Paraphrase *Paraphrase `json:"paraphrase,omitempty"`
 	// Extra keeps top-level fields this package does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -365,7 +367,7 @@ type Problem struct {
 type problemJSON Problem
 
 var problemFields = map[string]bool{"id": true, "type": true, "difficulty": true, "cluster": true, "seed": true,
-	"query": true, "reward": true, "voucher": true, "knowledge_attribute": true, "targets": true, "title": true, "source": true}
+	"query": true, "reward": true, "voucher": true, "knowledge_attribute": true, "targets": true, "title": true, "source": true, "paraphrase": true}
 
 // MarshalJSON writes the problem with Extra's fields appended.
 func (p Problem) MarshalJSON() ([]byte, error) {

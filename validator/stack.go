@@ -132,7 +132,15 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	refill, err := prepareSuite(ctx, s.Ledger, idx, web, mix, seed, cfg.Validator, log, progress)
+	gi := generatorInputs{index: idx, web: web, mix: mix}
+	if pc := cfg.Suite.Paraphrase; pc.BaseURL != "" {
+		gi.paraphraser, err = suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: pc.BaseURL, Model: pc.Model, APIKey: pc.APIKey.Reveal(),
+			Timeout: pc.Timeout.Duration, Catalog: idx.Catalog(), Registerer: reg}, log)
+		if err != nil {
+			return nil, err
+		}
+	}
+	refill, err := prepareSuite(ctx, s.Ledger, gi, seed, cfg.Validator, log, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -261,10 +269,20 @@ func checkMeta(st *store.Store, rec *records.Records, cfg config.Config, genesis
 	return seed, err
 }
 
+// generatorInputs are what the validator's problem generators draw on.
+type generatorInputs struct {
+	index *shop.Index
+	// web serves knowledge problems' facts.
+	web *knowledge.Corpus
+	mix suite.Mix
+	// paraphraser, when set, rewrites generated queries.
+	paraphraser *suite.Paraphraser
+}
+
 // prepareSuite fills an empty ledger with the public qualifying set and
 // makes sure the hidden pool can cover a race. It returns the refill
 // source for the hidden pool.
-func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, web *knowledge.Corpus, mix suite.Mix, seed uint64,
+func prepareSuite(ctx context.Context, ledger *suite.Ledger, gi generatorInputs, seed uint64,
 	vc config.ValidatorConfig, log zerolog.Logger, progress func(string, int, int)) (suite.Source, error) {
 	stats, err := ledger.Stats(ctx)
 	if err != nil {
@@ -272,13 +290,18 @@ func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, we
 	}
 	public := stats.Partitions[suite.Public]
 	if public == nil || public.Clusters < vc.QualifyingProblems {
-		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed, Knowledge: web}, log)
+		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: gi.index, Seed: seed, Knowledge: gi.web}, log)
 		if err != nil {
 			return nil, err
 		}
-		ps, _, err := g.Generate(ctx, suite.Request{Count: vc.PublicProblems, Mix: mix, Progress: func(d, t int) { progress("generating public problems", d, t) }})
+		ps, _, err := g.Generate(ctx, suite.Request{Count: vc.PublicProblems, Mix: gi.mix, Progress: func(d, t int) { progress("generating public problems", d, t) }})
 		if err != nil {
 			return nil, fmt.Errorf("public suite: %w", err)
+		}
+		if gi.paraphraser != nil {
+			if _, err := gi.paraphraser.Apply(ctx, ps, func(d, t int) { progress("paraphrasing public problems", d, t) }); err != nil {
+				return nil, fmt.Errorf("public suite: %w", err)
+			}
 		}
 		rep, err := ledger.Add(ctx, ps, suite.Public)
 		if err != nil {
@@ -289,11 +312,11 @@ func prepareSuite(ctx context.Context, ledger *suite.Ledger, idx *shop.Index, we
 	// Hidden problems come from another stream of the same seed, so they
 	// never repeat public ones (and the ledger drops any that share a
 	// target with them).
-	hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: seed ^ 0x9e3779b97f4a7c15, Knowledge: web}, log)
+	hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: gi.index, Seed: seed ^ 0x9e3779b97f4a7c15, Knowledge: gi.web}, log)
 	if err != nil {
 		return nil, err
 	}
-	src := suite.GeneratorSource(hg, mix)
+	src := suite.ParaphraseSource(suite.GeneratorSource(hg, gi.mix), gi.paraphraser)
 	progress("generating hidden problems", 0, 1)
 	rep, err := ledger.Refill(ctx, max(vc.HiddenMinClusters, vc.RaceProblems), src)
 	if err != nil {

@@ -2,6 +2,11 @@ package validator
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -23,12 +28,13 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		mix  string
-		want map[suite.Type]bool
+		mix        string
+		paraphrase bool
+		want       map[suite.Type]bool
 	}{
-		{"product:0.4,shop:0.3,voucher:0.3", map[suite.Type]bool{suite.TypeProduct: true, suite.TypeShop: true, suite.TypeVoucher: true}},
-		{"knowledge:1", map[suite.Type]bool{suite.TypeKnowledge: true}},
-		{"product:0.5,knowledge:0.5", map[suite.Type]bool{suite.TypeProduct: true, suite.TypeKnowledge: true}},
+		{"product:0.4,shop:0.3,voucher:0.3", false, map[suite.Type]bool{suite.TypeProduct: true, suite.TypeShop: true, suite.TypeVoucher: true}},
+		{"knowledge:1", false, map[suite.Type]bool{suite.TypeKnowledge: true}},
+		{"product:0.5,knowledge:0.5", true, map[suite.Type]bool{suite.TypeProduct: true, suite.TypeKnowledge: true}},
 	} {
 		t.Run(tc.mix, func(t *testing.T) {
 			ctx := context.Background()
@@ -47,7 +53,16 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			}
 			vc := config.Default().Validator
 			vc.PublicProblems, vc.QualifyingProblems, vc.HiddenMinClusters, vc.RaceProblems = 20, 6, 12, 4
-			if _, err := prepareSuite(ctx, ledger, idx, web, mix, 5, vc, zerolog.Nop(), func(string, int, int) {}); err != nil {
+			gi := generatorInputs{index: idx, web: web, mix: mix}
+			if tc.paraphrase {
+				srv := rewritingEndpoint(t)
+				gi.paraphraser, err = suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: srv.URL + "/v1", Model: "m",
+					Catalog: idx.Catalog(), HTTPClient: srv.Client()}, zerolog.Nop())
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := prepareSuite(ctx, ledger, gi, 5, vc, zerolog.Nop(), func(string, int, int) {}); err != nil {
 				t.Fatal(err)
 			}
 			ps, err := ledger.AllProblems(ctx)
@@ -57,6 +72,9 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			seen := map[suite.Type]int{}
 			for _, p := range ps {
 				seen[p.Type]++
+				if tc.paraphrase != (p.Paraphrase != nil) || tc.paraphrase && !strings.HasPrefix(p.Query, "Hello. ") {
+					t.Errorf("problem %s: paraphrase %+v, query %q; want it paraphrased: %v", p.ID, p.Paraphrase, p.Query, tc.paraphrase)
+				}
 			}
 			t.Logf("%d problems by type: %v", len(ps), seen)
 			for typ, n := range seen {
@@ -71,4 +89,28 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rewritingEndpoint is an OpenAI-compatible chat endpoint that rewrites
+// every request as "Hello. " and the request.
+func rewritingEndpoint(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		content, _ := json.Marshal("Hello. " + req.Messages[len(req.Messages)-1].Content)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`,
+			req.Model, content)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v3"
 
+	"arena/config"
 	"arena/internal/atomicfile"
 	"arena/knowledge"
 	"arena/shop"
@@ -107,15 +108,11 @@ func newSuiteGenerateCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			gopts := suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed")}
-			if mix[suite.TypeKnowledge] > 0 {
-				// The corpus the validator serves web_search from, built
-				// the same way from the same catalog.
-				if gopts.Knowledge, err = knowledge.Build(ctx, cat, knowledge.Options{}, log); err != nil {
-					return err
-				}
+			g, err := newSuiteGenerator(ctx, idx, cmd.Uint64("seed"), mix, log)
+			if err != nil {
+				return err
 			}
-			g, err := suite.NewGenerator(gopts, log)
+			para, err := newParaphraser(cfg, cat, log)
 			if err != nil {
 				return err
 			}
@@ -135,9 +132,46 @@ func newSuiteGenerateCommand(env *cliEnv) *cli.Command {
 				}
 			}
 			fmt.Fprintf(env.stdout, "  easy %d, medium %d, hard %d\n", rep.Difficulty[suite.Easy], rep.Difficulty[suite.Medium], rep.Difficulty[suite.Hard])
+			if para != nil {
+				prog = newProgressLine(env.stderr, "paraphrasing")
+				prep, err := para.Apply(ctx, ps, func(d, t int) { prog.update(int64(d), int64(t), "problems") })
+				prog.finish()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(env.stdout, "%s with %s\n", prep, cfg.Suite.Paraphrase.Model)
+				if prep.LastError != nil {
+					fmt.Fprintf(env.stdout, "  last endpoint error: %v\n", prep.LastError)
+				}
+			}
 			return sinkProblems(ctx, env, log, cmd, cfg.DataDir, ps)
 		},
 	}
+}
+
+// newSuiteGenerator builds the problem generator for a mix, with the web
+// corpus the validator serves web_search from (built the same way from
+// the same catalog) when the mix asks for knowledge problems.
+func newSuiteGenerator(ctx context.Context, idx *shop.Index, seed uint64, mix suite.Mix, log zerolog.Logger) (*suite.Generator, error) {
+	gopts := suite.GeneratorOptions{Index: idx, Seed: seed}
+	if mix[suite.TypeKnowledge] > 0 {
+		var err error
+		if gopts.Knowledge, err = knowledge.Build(ctx, idx.Catalog(), knowledge.Options{}, log); err != nil {
+			return nil, err
+		}
+	}
+	return suite.NewGenerator(gopts, log)
+}
+
+// newParaphraser returns the paraphrase stage suite.paraphrase configures,
+// or nil when it is off.
+func newParaphraser(cfg *config.Config, cat *shop.Catalog, log zerolog.Logger) (*suite.Paraphraser, error) {
+	pc := cfg.Suite.Paraphrase
+	if pc.BaseURL == "" {
+		return nil, nil
+	}
+	return suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: pc.BaseURL, Model: pc.Model, APIKey: pc.APIKey.Reveal(),
+		Timeout: pc.Timeout.Duration, Catalog: cat}, log)
 }
 
 func checkSink(cmd *cli.Command) error {
@@ -439,7 +473,11 @@ func newSuiteRefillCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			g, err := suite.NewGenerator(suite.GeneratorOptions{Index: idx, Seed: cmd.Uint64("seed")}, log)
+			g, err := newSuiteGenerator(ctx, idx, cmd.Uint64("seed"), mix, log)
+			if err != nil {
+				return err
+			}
+			para, err := newParaphraser(cfg, cat, log)
 			if err != nil {
 				return err
 			}
@@ -448,7 +486,7 @@ func newSuiteRefillCommand(env *cliEnv) *cli.Command {
 				return err
 			}
 			defer closeFn()
-			rep, err := l.Refill(ctx, cmd.Int("min"), suite.GeneratorSource(g, mix))
+			rep, err := l.Refill(ctx, cmd.Int("min"), suite.ParaphraseSource(suite.GeneratorSource(g, mix), para))
 			fmt.Fprintf(env.stdout, "refill: %d rounds, %d generated, %d added (%d new clusters), %d discarded; %d hidden clusters available\n",
 				rep.Rounds, rep.Generated, rep.Added, rep.NewClusters, rep.Discarded, rep.HiddenAvailable)
 			return err

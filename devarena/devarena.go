@@ -37,8 +37,8 @@ type Options struct {
 	Home string
 	// KeepTimings keeps Config's validator, episode and catalog settings.
 	KeepTimings bool
-	// Miners is the number of reference miners, with skills spread from 1
-	// down to 0.2 (default 8).
+	// Miners is the number of reference miners, with skills spread
+	// evenly from 1 down to 0.2 (default 8).
 	Miners int
 	// Validators is the number of independent validators (default 1), each
 	// with its own key, store, metrics listener and hidden draws. The first
@@ -60,7 +60,7 @@ type Options struct {
 	// WrapAgent, if set, wraps each miner's agent (tests slow them down).
 	WrapAgent func(episode.Agent) episode.Agent
 	// Skills, if set, gives each miner's skill (len must equal Miners);
-	// by default skills spread from 1 down to 0.2.
+	// by default skills spread evenly from 1 down to 0.2.
 	Skills []float64
 	// BestArrivesAfter, if > 0, keeps the first miner (the best, skill 1
 	// by default) off the subnet's axons for that many race windows: it
@@ -75,6 +75,33 @@ type Options struct {
 	WrapListener func(uid uint16, ln net.Listener) net.Listener
 	OnEvent      func(validator.Event)
 	Progress     func(stage string, done, total int)
+}
+
+// DemoSkills are the skills of the demo's n reference miners: from 1 down
+// to 0.2, spread quadratically so that the best are far apart (1.0, 0.79,
+// 0.61, 0.46, ... for 8). Evenly spread, the top two of 8 are 0.11 apart,
+// a few points of success, which the race's evidence rule rightly takes
+// days, not a demo's few races, to tell apart.
+func DemoSkills(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		left := 1.0
+		if n > 1 {
+			left = 1 - float64(i)/float64(n-1)
+		}
+		out[i] = 0.2 + 0.8*left*left
+	}
+	return out
+}
+
+// DemoTimings are FastTimings with races of 50 hidden problems, as on
+// finney: with DemoSkills, `arena dev --races 3` crowns the best miner
+// within its three races (docs/benchmarks.md).
+func DemoTimings(cfg config.Config) config.Config {
+	cfg = FastTimings(cfg)
+	cfg.Validator.RaceProblems = 50
+	cfg.Validator.HiddenMinClusters = 100
+	return cfg
 }
 
 // FastTimings returns cfg with the schedule, suite and limits shrunk so a

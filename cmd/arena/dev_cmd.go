@@ -80,7 +80,8 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			events := make(chan validator.Event, 256)
 			lastStage := ""
 			a, err := devarena.Start(ctx, devarena.Options{
-				Config: *cfg, Home: home, Miners: int(cmd.Int("miners")), Validators: int(cmd.Int("validators")), BlockTime: cmd.Duration("block-time"),
+				Config: devarena.DemoTimings(*cfg), KeepTimings: true, Skills: devarena.DemoSkills(int(cmd.Int("miners"))),
+				Home: home, Miners: int(cmd.Int("miners")), Validators: int(cmd.Int("validators")), BlockTime: cmd.Duration("block-time"),
 				CommitReveal: cmd.Bool("commit-reveal"), Registry: newRegistry(), BestArrivesAfter: int(cmd.Int("best-arrives")),
 				OnEvent: func(e validator.Event) {
 					select {

@@ -32,6 +32,7 @@ const (
 // Drop reasons counted in the report and the card.
 const (
 	DropUnjudged       = "unjudged"
+	DropRaceNotDecided = "race_not_decided"
 	DropValidatorFault = "validator_fault"
 	DropNoSteps        = "no_steps"
 	DropUnknownTool    = "unknown_tool"
@@ -237,6 +238,10 @@ type exporter struct {
 	rep    *Report
 	index  map[string]int64
 
+	// live holds the races not decided when the read pass began: their
+	// episodes stay out of the dataset (records.Phase.Live).
+	live map[uint64]bool
+
 	// resolved caches each cluster's split for the pipeline's workers.
 	resolvedMu sync.Mutex
 	resolved   map[string]splitInfo
@@ -247,6 +252,8 @@ type exporter struct {
 func (x *exporter) scope(e *records.Episode, v *records.Verdict) string {
 	tr := &e.Trajectory
 	switch {
+	case e.Kind == records.Racing && x.live[e.RaceID]:
+		return DropRaceNotDecided
 	case v == nil:
 		return DropUnjudged
 	case tr.EndReason == episode.ReasonAborted || tr.EndReason == episode.ReasonInternal:
@@ -870,4 +877,20 @@ func stepRewards(per []judge.StepScore) []float64 {
 		out[i] = s.Score
 	}
 	return out
+}
+
+// loadLiveRaces reads, in the read pass's own transaction, which races are
+// not decided yet, so the pass sees the same store the phases came from.
+func (x *exporter) loadLiveRaces(txn *badger.Txn) error {
+	races, err := x.o.Records.ListRaces(txn, 0)
+	if err != nil {
+		return err
+	}
+	x.live = map[uint64]bool{}
+	for _, rc := range races {
+		if rc.Phase.Live() {
+			x.live[rc.ID] = true
+		}
+	}
+	return nil
 }

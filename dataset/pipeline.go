@@ -66,6 +66,9 @@ func (x *exporter) pipeline(ctx context.Context, process func(t *task), handle f
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	return x.o.Store.View(func(txn *badger.Txn) error {
+		if err := x.loadLiveRaces(txn); err != nil {
+			return err
+		}
 		n := x.workers()
 		work := make(chan *task, 2*n)
 		order := make(chan *task, pipelineDepth)

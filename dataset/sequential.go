@@ -18,6 +18,9 @@ func (x *exporter) sequential() bool { return x.o.Workers < 0 }
 // singleSequential is single without the pipeline.
 func (x *exporter) singleSequential(ctx context.Context) error {
 	return x.o.Store.View(func(txn *badger.Txn) error {
+		if err := x.loadLiveRaces(txn); err != nil {
+			return err
+		}
 		return x.o.Records.ForEachEpisode(txn, func(e *records.Episode, v *records.Verdict) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -67,6 +70,9 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 // groupSequential is grouped's first pass without the pipeline.
 func (x *exporter) groupSequential(ctx context.Context, groups map[string][]member) error {
 	return x.o.Store.View(func(txn *badger.Txn) error {
+		if err := x.loadLiveRaces(txn); err != nil {
+			return err
+		}
 		return x.o.Records.ForEachEpisode(txn, func(e *records.Episode, v *records.Verdict) error {
 			if err := ctx.Err(); err != nil {
 				return err

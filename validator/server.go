@@ -386,10 +386,50 @@ func (s *Server) races(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if races == nil {
-		races = []records.Race{}
+	out := make([]any, len(races))
+	for i := range races {
+		out[i] = publicRace(&races[i], -1)
 	}
-	writeJSON(w, http.StatusOK, races)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// LiveRace is all the API shows of a race that is not decided yet: its
+// phase, racers and counts, never its problems, episodes or scores
+// (records.Phase.Live).
+type LiveRace struct {
+	ID             uint64        `json:"id"`
+	Window         uint64        `json:"window"`
+	Phase          records.Phase `json:"phase"`
+	StartedBlock   uint64        `json:"started_block"`
+	Racers         []LiveRacer   `json:"racers"`
+	Problems       int           `json:"problems"`
+	EpisodesStored int           `json:"episodes_stored,omitempty"`
+	Hidden         string        `json:"hidden"`
+}
+
+// LiveRacer is a racer of a live race.
+type LiveRacer struct {
+	UID       uint16 `json:"uid"`
+	Hotkey    string `json:"hotkey"`
+	Incumbent bool   `json:"incumbent,omitempty"`
+}
+
+// hiddenUntilDecided says why a live race shows so little.
+const hiddenUntilDecided = "problems, episodes, verdicts and scores are shown once the race is decided"
+
+// publicRace is what the API may show of rc: the record itself once the
+// race is decided or aborted, its LiveRace view before (episodes is the
+// number of its episodes stored, or -1 when not counted).
+func publicRace(rc *records.Race, episodes int) any {
+	if !rc.Phase.Live() {
+		return rc
+	}
+	lr := LiveRace{ID: rc.ID, Window: rc.Window, Phase: rc.Phase, StartedBlock: rc.StartedBlock,
+		Racers: make([]LiveRacer, len(rc.Racers)), Problems: len(rc.Problems), EpisodesStored: max(episodes, 0), Hidden: hiddenUntilDecided}
+	for i, r := range rc.Racers {
+		lr.Racers[i] = LiveRacer{UID: r.UID, Hotkey: r.Hotkey, Incumbent: r.Incumbent}
+	}
+	return lr
 }
 
 func (s *Server) race(w http.ResponseWriter, r *http.Request) {
@@ -400,17 +440,24 @@ func (s *Server) race(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.opts.Validator
 	var (
-		rc records.Race
-		ok bool
+		rc       records.Race
+		ok       bool
+		episodes []string
 	)
-	err = v.opts.Store.View(func(txn *badger.Txn) (err error) { rc, ok, err = v.rec.GetRace(txn, id); return err })
+	err = v.opts.Store.View(func(txn *badger.Txn) (err error) {
+		if rc, ok, err = v.rec.GetRace(txn, id); err != nil || !ok || !rc.Phase.Live() {
+			return err
+		}
+		episodes, err = v.rec.RaceEpisodes(txn, id)
+		return err
+	})
 	switch {
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	case !ok:
 		writeError(w, http.StatusNotFound, "no such race")
 	default:
-		writeJSON(w, http.StatusOK, rc)
+		writeJSON(w, http.StatusOK, publicRace(&rc, len(episodes)))
 	}
 }
 
@@ -428,13 +475,24 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.opts.Validator
 	var (
-		doc EpisodeDoc
-		ok  bool
+		doc    EpisodeDoc
+		ok     bool
+		liveOf uint64 // the undecided race the episode belongs to
 	)
 	err := v.opts.Store.View(func(txn *badger.Txn) error {
 		var err error
 		if doc.Episode, ok, err = v.rec.GetEpisode(txn, id); err != nil || !ok {
 			return err
+		}
+		if doc.Episode.Kind == records.Racing {
+			rc, found, err := v.rec.GetRace(txn, doc.Episode.RaceID)
+			if err != nil {
+				return err
+			}
+			if found && rc.Phase.Live() {
+				liveOf = rc.ID
+				return nil
+			}
 		}
 		vd, judged, err := v.rec.GetVerdict(txn, id)
 		if judged {
@@ -447,6 +505,8 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 	case !ok:
 		writeError(w, http.StatusNotFound, "no such episode")
+	case liveOf != 0:
+		writeError(w, http.StatusForbidden, fmt.Sprintf("episode of race %d, which is not decided yet: %s", liveOf, hiddenUntilDecided))
 	default:
 		writeJSON(w, http.StatusOK, doc)
 	}

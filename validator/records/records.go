@@ -64,6 +64,12 @@ const (
 	PhaseAborted Phase = "aborted"
 )
 
+// Live reports whether a race in phase p is still to be decided. Its
+// racers' episodes, verdicts and results are secret until then: every
+// racer gets the same hidden problems, so a racer that read another's
+// finished episode could copy its answer.
+func (p Phase) Live() bool { return p == PhaseRunning || p == PhaseJudging }
+
 // Racer is one miner in a race.
 type Racer struct {
 	UID       uint16 `json:"uid"`

@@ -48,7 +48,9 @@ COPY --from=build --chown=65532:65532 /out/data /data
 ENV ARENA_DATA_DIR=/data
 # Listen on all of the container's interfaces so /metrics, /livez and
 # /readyz can be published (publish to 127.0.0.1 on the host unless
-# Prometheus scrapes from elsewhere). Overrides metrics.listen.
+# Prometheus scrapes from elsewhere). Overrides metrics.listen. That port
+# serves nothing else: the JSON API (api.listen) stays on the container's
+# loopback unless api.allow_remote and api.token_file say otherwise.
 ENV ARENA_METRICS_LISTEN=:9100
 WORKDIR /data
 VOLUME /data

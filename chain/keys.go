@@ -4,16 +4,15 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"arena/internal/secretfile"
 )
 
 // Scrypt strengths for keystore encryption. Standard is go-ethereum's
@@ -50,7 +49,7 @@ func OpenKeystore(dir string, strength int) (*Keystore, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("keystore %s: not a directory", dir)
 	}
-	if err := checkPrivate("keystore dir", dir, info.Mode(), 0o700); err != nil {
+	if err := secretfile.CheckMode("keystore dir", dir, info.Mode(), 0o700); err != nil {
 		return nil, err
 	}
 	n, p := keystore.StandardScryptN, keystore.StandardScryptP
@@ -132,7 +131,7 @@ func (k *Keystore) Unlock(addr, password string) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	blob, err := readPrivateFile("keystore file", acct.URL.Path, 1<<20)
+	blob, err := secretfile.Read("keystore file", acct.URL.Path, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +151,7 @@ func (k *Keystore) Unlock(addr, password string) (*Signer, error) {
 // from flags, which leak into shell history and `ps`.
 func ReadPassword(file, envValue string) (string, error) {
 	if file != "" {
-		raw, err := readPrivateFile("password file", file, 1<<16)
+		raw, err := secretfile.Read("password file", file, 1<<16)
 		if err != nil {
 			return "", err
 		}
@@ -166,50 +165,4 @@ func ReadPassword(file, envValue string) (string, error) {
 		return envValue, nil
 	}
 	return "", fmt.Errorf("no keystore password: set keystore.password_file or %s", PasswordEnv)
-}
-
-// readPrivateFile reads a secret file, refusing it when its mode grants any
-// group or world access. The mode is taken from the open descriptor (after
-// symlinks are followed), so what is checked is what is read.
-func readPrivateFile(kind, path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kind, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s: not a regular file", kind, path)
-	}
-	if err := checkPrivate(kind, path, info.Mode(), 0o600); err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, path, err)
-	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("%s %s: larger than %d bytes", kind, path, limit)
-	}
-	return raw, nil
-}
-
-// checkPrivate refuses a key, password or keystore-dir mode that grants any
-// permission to group or other. Windows has no such mode bits: skipped there.
-func checkPrivate(kind, path string, mode fs.FileMode, want fs.FileMode) error {
-	perm := mode.Perm()
-	if runtime.GOOS == "windows" || perm&0o077 == 0 {
-		return nil
-	}
-	how := "group/world accessible"
-	switch {
-	case perm&0o044 != 0:
-		how = "group/world readable"
-	case perm&0o022 != 0:
-		how = "group/world writable"
-	}
-	return fmt.Errorf("%s %s: permissions %04o are too open (%s); run chmod %o %s", kind, path, perm, how, want, path)
 }

@@ -17,6 +17,7 @@ type Config struct {
 	Keystore KeystoreConfig `yaml:"keystore"`
 	Store    StoreConfig    `yaml:"store"`
 	Metrics  MetricsConfig  `yaml:"metrics"`
+	API      APIConfig      `yaml:"api"`
 	Devnet   DevnetConfig   `yaml:"devnet"`
 	LLM      LLMConfig      `yaml:"llm"`
 
@@ -145,7 +146,16 @@ type StoreConfig struct {
 
 // MetricsConfig sets where Prometheus metrics and health endpoints listen.
 type MetricsConfig struct {
-	Listen string `yaml:"listen" help:"host:port for /metrics and health endpoints"`
+	Listen string `yaml:"listen" help:"host:port for /metrics, /livez and /readyz only (numbers and health, safe to publish to a Prometheus host)"`
+}
+
+// APIConfig configures the operator JSON API, which shows every miner's
+// trajectories and verdicts and therefore stays on loopback unless the
+// operator opts in, with a bearer token.
+type APIConfig struct {
+	Listen      string `yaml:"listen" help:"host:port of the JSON API (/api/v1); a non-loopback address needs api.allow_remote"`
+	AllowRemote bool   `yaml:"allow_remote" help:"serve the API on a non-loopback api.listen; every request then needs the bearer token in api.token_file"`
+	TokenFile   string `yaml:"token_file" help:"file holding the API's bearer token (one line; must grant group and world nothing); required with api.allow_remote"`
 }
 
 // DevnetConfig configures `arena devnet`, the local test chain.
@@ -188,6 +198,7 @@ func Default() Config {
 		Keystore: KeystoreConfig{Dir: "./arena-keys"},
 		Store:    StoreConfig{GCInterval: Duration{5 * time.Minute}, GCDiscardRatio: 0.5},
 		Metrics:  MetricsConfig{Listen: "127.0.0.1:9100"},
+		API:      APIConfig{Listen: "127.0.0.1:9101"},
 		Devnet: DevnetConfig{
 			Listen:     "127.0.0.1:9944",
 			BlockTime:  Duration{time.Second},

@@ -86,6 +86,14 @@ func TestValidate(t *testing.T) {
 		{"devnet too many neurons", func(c *Config) { c.Devnet.Validators, c.Devnet.Miners = 57, 200 },
 			`devnet.validators + devnet.miners: 57 + 200 = 257, but at most 256 neurons fit on a subnet`},
 		{"devnet empty keystore", func(c *Config) { c.Devnet.Keystore = "" }, `devnet.keystore: must not be empty`},
+		{"api on all interfaces without allow_remote", func(c *Config) { c.API.Listen = ":9101" },
+			`api.listen ":9101": is not a loopback address, and the API shows every miner's trajectories; set api.allow_remote: true and api.token_file to serve it beyond this host`},
+		{"api allow_remote without token file", func(c *Config) { c.API.Listen, c.API.AllowRemote = "0.0.0.0:9101", true },
+			`api.token_file: must be set when api.allow_remote is true`},
+		{"api remote with token file", func(c *Config) { c.API.Listen, c.API.AllowRemote, c.API.TokenFile = "0.0.0.0:9101", true, "/etc/arena/api.token" }, ""},
+		{"both on random ports", func(c *Config) { c.API.Listen, c.Metrics.Listen = "127.0.0.1:0", "127.0.0.1:0" }, ""},
+		{"api on the metrics port", func(c *Config) { c.API.Listen = c.Metrics.Listen },
+			`api.listen: "127.0.0.1:9100" is also metrics.listen; the API needs its own port`},
 		{"paraphrase endpoint and model", func(c *Config) {
 			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "http://127.0.0.1:11434/v1", "qwen3:8b"
 		}, ""},

@@ -66,6 +66,17 @@ func (c *Config) Validate() error {
 	}
 
 	v.hostPort("metrics.listen", c.Metrics.Listen)
+	v.hostPort("api.listen", c.API.Listen)
+	if host, _, err := net.SplitHostPort(c.API.Listen); err == nil && !IsLoopbackHost(host) && !c.API.AllowRemote {
+		v.bad("api.listen", c.API.Listen, "is not a loopback address, and the API shows every miner's trajectories; "+
+			"set api.allow_remote: true and api.token_file to serve it beyond this host")
+	}
+	if c.API.AllowRemote && strings.TrimSpace(c.API.TokenFile) == "" {
+		v.problem("api.token_file", "must be set when api.allow_remote is true")
+	}
+	if _, port, err := net.SplitHostPort(c.API.Listen); err == nil && port != "0" && c.API.Listen == c.Metrics.Listen {
+		v.problem("api.listen", fmt.Sprintf("%q is also metrics.listen; the API needs its own port", c.API.Listen))
+	}
 
 	v.hostPort("devnet.listen", c.Devnet.Listen)
 	if c.Devnet.BlockTime.Duration < MinDevnetBlockTime {
@@ -262,6 +273,17 @@ func (v *validator) hostPort(key, value string) {
 	if err != nil {
 		v.bad(key, value, "must be host:port with a numeric port (e.g. 127.0.0.1:9100, or :9100 for all interfaces)")
 	}
+}
+
+// IsLoopbackHost reports whether a listen address's host part binds only
+// loopback: "localhost" or a loopback IP. An empty host binds every
+// interface.
+func IsLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func isHexAddress(s string) bool {

@@ -83,7 +83,7 @@ func TestChaosChainDrops(t *testing.T) {
 	events := make(chan validator.Event, 4096)
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.Metrics.Listen = "127.0.0.1:0"
+	cfg.Metrics.Listen, cfg.API.Listen = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.Chain.ReconnectMin = config.Duration{Duration: 50 * time.Millisecond}
 	cfg.Chain.ReconnectMax = config.Duration{Duration: 500 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())

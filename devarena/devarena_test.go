@@ -40,7 +40,7 @@ func testArena(t *testing.T, tweak func(*Options)) (*Arena, <-chan validator.Eve
 	events := make(chan validator.Event, 1024)
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.Metrics.Listen = "127.0.0.1:0"
+	cfg.Metrics.Listen, cfg.API.Listen = "127.0.0.1:0", "127.0.0.1:0"
 	opts := Options{Config: cfg, Miners: 4, BlockTime: 100 * time.Millisecond, Registry: prometheus.NewRegistry(),
 		OnEvent: func(e validator.Event) {
 			select {
@@ -231,9 +231,13 @@ func TestEndToEnd(t *testing.T) {
 // validator: health, metrics (linted as promtool would), and the JSON API.
 func checkOperatorSurface(t *testing.T, a *Arena, rc records.Race) {
 	t.Helper()
-	base := "http://" + a.Stack.Server.Addr()
+	metricsBase, apiBase := "http://"+a.Stack.Server.Addr(), "http://"+a.Stack.API.Addr()
 	get := func(path string, wantCode int) []byte {
 		t.Helper()
+		base := metricsBase
+		if strings.HasPrefix(path, "/api/") {
+			base = apiBase
+		}
 		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
@@ -481,7 +485,7 @@ func TestStartOnBusyPortKeepsData(t *testing.T) {
 	start := func(listen string) (*Arena, error) {
 		t.Helper()
 		cfg := config.Default()
-		cfg.Metrics.Listen = listen
+		cfg.Metrics.Listen, cfg.API.Listen = listen, "127.0.0.1:0"
 		return Start(context.Background(), Options{Config: cfg, Home: dir, Miners: 1, BlockTime: 100 * time.Millisecond,
 			Registry: prometheus.NewRegistry()}, zerolog.Nop())
 	}

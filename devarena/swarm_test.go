@@ -253,7 +253,7 @@ func runSwarmScenario(t *testing.T, name string, nHostile int) swarmRun {
 	events := make(chan validator.Event, 1<<14)
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.Metrics.Listen = "127.0.0.1:0"
+	cfg.Metrics.Listen, cfg.API.Listen = "127.0.0.1:0", "127.0.0.1:0"
 	cfg = FastTimings(cfg)
 	// Stalled hostile miners cost a qualifying slot for at most a step
 	// timeout per round of episodes, not FastTimings' 10 s.

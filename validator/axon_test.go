@@ -24,6 +24,7 @@ func TestAxonProblem(t *testing.T) {
 		{"public ok", axon("203.0.113.7", 8091), false, ""},
 		{"not served", chain.Axon{}, false, "not serving"},
 		{"operator port", axon("127.0.0.1", 9100), true, "operator listener"},
+		{"api port", axon("127.0.0.1", 9101), true, "operator listener"},
 		{"operator port on public ip", axon("203.0.113.7", 9100), false, ""},
 		{"low port", axon("203.0.113.7", 22), false, "below 1024"},
 		{"unspecified", axon("0.0.0.0", 8091), true, "not serving"},
@@ -35,7 +36,7 @@ func TestAxonProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := &Validator{opts: Options{OperatorListen: "127.0.0.1:9100", AllowPrivateAxons: tt.private}}
+			v := &Validator{opts: Options{OperatorListen: []string{"127.0.0.1:9100", "127.0.0.1:9101"}, AllowPrivateAxons: tt.private}}
 			got := v.axonProblem(tt.axon)
 			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 				t.Fatalf("axonProblem(%v) = %q, want %q", tt.axon, got, tt.want)

@@ -111,7 +111,11 @@ func TestLiveRaceHidden(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	get := func(path string) (int, string) {
 		t.Helper()
-		resp, err := client.Get(base + path)
+		url := base.api + path
+		if !strings.HasPrefix(path, "/api/") {
+			url = base.metrics + path
+		}
+		resp, err := client.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,72 +16,125 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
+	"arena/config"
 	"arena/scoring/race"
 	"arena/suite"
 	"arena/validator/records"
 )
 
-// ServerOptions configure the operator listener.
+// ServerOptions configure the metrics listener: /metrics, /livez and
+// /readyz, numbers and health that are safe to publish.
 type ServerOptions struct {
-	// Listen is host:port; loopback is the default and anything else is
-	// logged as a warning, because the API shows trajectories.
+	// Listen is host:port (metrics.listen).
 	Listen string
 	// Gatherer serves /metrics.
 	Gatherer prometheus.Gatherer
-	// Validator answers readiness and the API.
+	// Validator answers readiness.
 	Validator *Validator
 	// Listener, if set, is used instead of binding Listen (OpenStack binds
 	// it first, so a port clash fails before anything slow starts).
 	Listener net.Listener
 }
 
-// Listen binds the operator address with a clear error.
-func Listen(addr string) (net.Listener, error) {
+// APIServerOptions configure the JSON API listener (/api/v1), which shows
+// every miner's trajectories and verdicts.
+type APIServerOptions struct {
+	// Listen is host:port (api.listen).
+	Listen string
+	// Validator answers the API.
+	Validator *Validator
+	// Token, if set, must come as "Authorization: Bearer TOKEN" on every
+	// request (api.allow_remote with api.token_file).
+	Token string
+	// Listener, if set, is used instead of binding Listen.
+	Listener net.Listener
+}
+
+// Listen binds an operator address (key names its config key) with a
+// clear error.
+func Listen(addr, key string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("operator listener %s (metrics.listen): %w", addr, err)
+		return nil, fmt.Errorf("operator listener %s (%s): %w", addr, key, err)
 	}
 	return ln, nil
 }
 
-// Server is the operator surface: /metrics, /livez, /readyz and the
-// read-only JSON API under /api/v1.
+// Server is one operator listener: the metrics surface (NewServer) or the
+// read-only JSON API (NewAPIServer).
 type Server struct {
-	opts ServerOptions
-	log  zerolog.Logger
-	srv  *http.Server
-	ln   net.Listener
+	log    zerolog.Logger
+	srv    *http.Server
+	ln     net.Listener
+	routes string
+	v      *Validator
 }
 
-// NewServer binds the listener (so a port clash fails before anything
-// starts) and builds the routes.
+// NewServer binds the metrics listener (so a port clash fails before
+// anything starts) and serves /metrics, /livez and /readyz on it.
 func NewServer(opts ServerOptions, log zerolog.Logger) (*Server, error) {
-	log = log.With().Str("component", "operator-http").Logger()
 	ln := opts.Listener
 	if ln == nil {
 		var err error
-		if ln, err = Listen(opts.Listen); err != nil {
+		if ln, err = Listen(opts.Listen, "metrics.listen"); err != nil {
 			return nil, err
 		}
 	}
-	if host, _, err := net.SplitHostPort(opts.Listen); err == nil {
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			log.Warn().Str("listen", opts.Listen).Msg("operator endpoints (metrics, API with trajectories) are reachable beyond loopback; restrict access with a firewall or reverse proxy")
-		}
-	}
-	s := &Server{opts: opts, log: log, ln: ln}
+	s := &Server{log: log.With().Str("component", "operator-http").Logger(), ln: ln, routes: "/metrics /livez /readyz", v: opts.Validator}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{ErrorLog: nil}))
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /readyz", s.readyz)
+	s.srv = newHTTPServer(mux)
+	return s, nil
+}
+
+// NewAPIServer binds the API listener and serves /api/v1 on it, behind
+// the bearer token when one is given. A non-loopback address without a
+// token is refused: the API shows every miner's trajectories.
+func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
+	if host, _, err := net.SplitHostPort(opts.Listen); err == nil && !config.IsLoopbackHost(host) && opts.Token == "" {
+		return nil, fmt.Errorf("api.listen %s is not a loopback address and no api.token_file is set: the API shows every miner's trajectories", opts.Listen)
+	}
+	ln := opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Listen(opts.Listen, "api.listen"); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{log: log.With().Str("component", "operator-api").Logger(), ln: ln, routes: "/api/v1", v: opts.Validator}
+	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/status", s.status)
 	mux.HandleFunc("GET /api/v1/leaderboard", s.leaderboard)
 	mux.HandleFunc("GET /api/v1/races", s.races)
 	mux.HandleFunc("GET /api/v1/races/{id}", s.race)
 	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+	var h http.Handler = mux
+	if opts.Token != "" {
+		h = requireBearer(opts.Token, mux)
+	}
+	s.srv = newHTTPServer(h)
 	return s, nil
+}
+
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+}
+
+// requireBearer answers 401 to a request without "Authorization: Bearer
+// token" (compared in constant time).
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="arena"`)
+			writeError(w, http.StatusUnauthorized, "this API needs the bearer token of api.token_file")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Addr is the bound address (useful with port 0).
@@ -90,7 +144,7 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
-	s.log.Info().Str("listen", s.Addr()).Msg("operator endpoints: /metrics /livez /readyz /api/v1")
+	s.log.Info().Str("listen", s.Addr()).Msg("operator endpoints: " + s.routes)
 	select {
 	case err := <-errc:
 		return err
@@ -115,7 +169,7 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
-	ok, why := s.opts.Validator.Ready()
+	ok, why := s.v.Ready()
 	if !ok {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "waiting_for": why})
 		return
@@ -263,7 +317,7 @@ func (v *Validator) standing() (leader, qualifiers int, err error) {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	st, err := s.opts.Validator.StatusNow(r.Context())
+	st, err := s.v.StatusNow(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -358,7 +412,7 @@ func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, _ *http.Request) {
-	rows, err := s.opts.Validator.Leaderboard()
+	rows, err := s.v.Leaderboard()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -379,7 +433,7 @@ func (s *Server) races(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	v := s.opts.Validator
+	v := s.v
 	var races []records.Race
 	err := v.opts.Store.View(func(txn *badger.Txn) (err error) { races, err = v.rec.ListRaces(txn, limit); return err })
 	if err != nil {
@@ -438,7 +492,7 @@ func (s *Server) race(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "race id must be a positive integer")
 		return
 	}
-	v := s.opts.Validator
+	v := s.v
 	var (
 		rc       records.Race
 		ok       bool
@@ -473,7 +527,7 @@ func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad episode id")
 		return
 	}
-	v := s.opts.Validator
+	v := s.v
 	var (
 		doc    EpisodeDoc
 		ok     bool

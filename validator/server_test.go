@@ -1,9 +1,7 @@
 package validator
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -17,129 +15,160 @@ import (
 	"arena/config"
 )
 
-// TestOperatorListenerLoopback proves the operator surface (metrics,
-// health, JSON API: one listener) binds loopback by default, and that any
-// other bind address, including the all-interfaces forms, logs exactly one
-// warning. The server is built without a Validator: construction must not
-// need one, and no request here reaches a handler that uses it.
-func TestOperatorListenerLoopback(t *testing.T) {
-	def := config.Default().Metrics.Listen
-	host, _, err := net.SplitHostPort(def)
-	if err != nil {
-		t.Fatalf("default metrics.listen %q: %v", def, err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		t.Fatalf("default metrics.listen %q is not a loopback address", def)
-	}
-	defaultAny := net.JoinHostPort(host, "0") // the default host, on a free port
-
-	tests := []struct {
-		name     string
-		listen   string
-		warn     bool
-		loopback bool // the bound address is loopback
-	}{
-		{"default host", defaultAny, false, true},
-		{"127.0.0.1", "127.0.0.1:0", false, true},
-		{"localhost", "localhost:0", false, true},
-		{"::1", "[::1]:0", false, true},
-		{"0.0.0.0", "0.0.0.0:0", true, false},
-		{"empty host (all interfaces)", ":0", true, false},
-		{"::", "[::]:0", true, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			log := zerolog.New(&buf)
-			s, err := NewServer(ServerOptions{Listen: tt.listen, Gatherer: prometheus.NewRegistry()}, log)
-			if err != nil {
-				if strings.HasPrefix(tt.listen, "[") { // no IPv6 on this host
-					t.Skipf("cannot bind %s here: %v", tt.listen, err)
-				}
-				t.Fatal(err)
-			}
-			defer s.ln.Close()
-			var warnings []map[string]any
-			for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-				if len(line) == 0 {
-					continue
-				}
-				var entry map[string]any
-				if err := json.Unmarshal(line, &entry); err != nil {
-					t.Fatalf("log line %q: %v", line, err)
-				}
-				if entry["level"] == "warn" {
-					warnings = append(warnings, entry)
-				}
-			}
-			if !tt.warn {
-				if len(warnings) != 0 {
-					t.Errorf("loopback bind %s warned: %v", tt.listen, warnings)
-				}
-			} else {
-				if len(warnings) != 1 {
-					t.Fatalf("bind %s: %d warnings, want 1 (log: %s)", tt.listen, len(warnings), buf.String())
-				}
-				w := warnings[0]
-				if w["listen"] != tt.listen || w["component"] != "operator-http" || !strings.Contains(w["message"].(string), "beyond loopback") {
-					t.Errorf("warning %v: want listen=%q, component operator-http and a 'beyond loopback' message", w, tt.listen)
-				}
-			}
-			ap, err := net.ResolveTCPAddr("tcp", s.Addr())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ap.IP.IsLoopback(); got != tt.loopback {
-				t.Errorf("bound %s: loopback %v, want %v", s.Addr(), got, tt.loopback)
-			}
-		})
-	}
-}
-
-// TestOperatorAPIReadOnly proves the operator API accepts no writes: it has
-// no authentication, so it must offer nothing but GET. Method checks run
-// before any handler, so no Validator is needed.
-func TestOperatorAPIReadOnly(t *testing.T) {
-	s, err := NewServer(ServerOptions{Listen: "127.0.0.1:0", Gatherer: prometheus.NewRegistry()}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+// runServer serves s until the test ends and returns its base URL.
+func runServer(t *testing.T, s *Server) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("server: %v", err)
 		}
-	}()
-	client := &http.Client{Timeout: 5 * time.Second}
-	base := "http://" + s.Addr()
-	resp, err := client.Get(base + "/livez")
+	})
+	return "http://" + s.Addr()
+}
+
+// fetch does one request and returns the status code and the body.
+func fetch(t *testing.T, method, url, auth string) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /livez: %d", resp.StatusCode)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
 	}
-	paths := []string{"/api/v1/status", "/api/v1/leaderboard", "/api/v1/races", "/api/v1/races/1", "/api/v1/episodes/x", "/metrics", "/readyz"}
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// TestAPIListenerLoopback: the API (every miner's trajectories) binds
+// loopback by default and refuses any other address, the all-interfaces
+// forms included, unless a bearer token guards it. The metrics listener
+// may bind anywhere: it serves numbers and health only.
+func TestAPIListenerLoopback(t *testing.T) {
+	host, _, err := net.SplitHostPort(config.Default().API.Listen)
+	if err != nil || !config.IsLoopbackHost(host) {
+		t.Fatalf("default api.listen %q is not loopback", config.Default().API.Listen)
+	}
+	for _, tt := range []struct {
+		listen   string
+		loopback bool
+	}{
+		{"127.0.0.1:0", true}, {"localhost:0", true}, {"[::1]:0", true},
+		{"0.0.0.0:0", false}, {":0", false}, {"[::]:0", false},
+	} {
+		t.Run(tt.listen, func(t *testing.T) {
+			s, err := NewAPIServer(APIServerOptions{Listen: tt.listen}, zerolog.Nop())
+			switch {
+			case err != nil && strings.HasPrefix(tt.listen, "[") && !strings.Contains(err.Error(), "loopback"):
+				t.Skipf("cannot bind %s here: %v", tt.listen, err)
+			case tt.loopback && err != nil:
+				t.Fatal(err)
+			case !tt.loopback && (err == nil || !strings.Contains(err.Error(), "not a loopback address")):
+				t.Fatalf("API on %s without a token: err %v, want a refusal", tt.listen, err)
+			}
+			if s != nil {
+				s.ln.Close()
+			}
+			if tt.loopback {
+				return
+			}
+			s, err = NewAPIServer(APIServerOptions{Listen: tt.listen, Token: "t0ken"}, zerolog.Nop())
+			if err != nil {
+				if strings.HasPrefix(tt.listen, "[") {
+					t.Skipf("cannot bind %s here: %v", tt.listen, err)
+				}
+				t.Fatalf("API on %s with a token: %v", tt.listen, err)
+			}
+			s.ln.Close()
+			m, err := NewServer(ServerOptions{Listen: tt.listen, Gatherer: prometheus.NewRegistry()}, zerolog.Nop())
+			if err != nil {
+				t.Fatalf("metrics on %s: %v", tt.listen, err)
+			}
+			m.ln.Close()
+		})
+	}
+}
+
+// TestListenersServeOnlyTheirRoutes: the metrics listener answers 404 for
+// every API path and the API listener 404 for metrics and health, so
+// publishing the metrics port publishes nothing else. Both accept GET only.
+func TestListenersServeOnlyTheirRoutes(t *testing.T) {
+	m, err := NewServer(ServerOptions{Listen: "127.0.0.1:0", Gatherer: prometheus.NewRegistry()}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0"}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, api := runServer(t, m), runServer(t, a)
+	apiPaths := []string{"/api/v1/status", "/api/v1/leaderboard", "/api/v1/races", "/api/v1/races/1", "/api/v1/episodes/x"}
+	for _, p := range apiPaths {
+		if code, _, _ := fetch(t, http.MethodGet, metrics+p, ""); code != http.StatusNotFound {
+			t.Errorf("metrics listener GET %s: %d, want 404", p, code)
+		}
+	}
+	for _, p := range []string{"/metrics", "/livez", "/readyz"} {
+		if code, _, _ := fetch(t, http.MethodGet, api+p, ""); code != http.StatusNotFound {
+			t.Errorf("API listener GET %s: %d, want 404", p, code)
+		}
+	}
+	for _, p := range []string{"/metrics", "/livez"} {
+		if code, _, _ := fetch(t, http.MethodGet, metrics+p, ""); code != http.StatusOK {
+			t.Errorf("metrics listener GET %s: %d, want 200", p, code)
+		}
+	}
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
-		for _, p := range paths {
-			req, err := http.NewRequest(method, base+p, strings.NewReader(`{}`))
-			if err != nil {
-				t.Fatal(err)
+		for _, u := range append([]string{metrics + "/metrics", metrics + "/livez", metrics + "/readyz"}, prefixAll(api, apiPaths)...) {
+			if code, _, _ := fetch(t, method, u, ""); code != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: %d, want 405", method, u, code)
 			}
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusMethodNotAllowed {
-				t.Errorf("%s %s: %d, want 405", method, p, resp.StatusCode)
-			}
+		}
+	}
+}
+
+func prefixAll(base string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = base + p
+	}
+	return out
+}
+
+// TestAPIBearerToken: with a token, a request without it, or with another,
+// gets 401 and a WWW-Authenticate challenge; with it, the request reaches
+// the handler (here a bad race id: 400).
+func TestAPIBearerToken(t *testing.T) {
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token"}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := runServer(t, a) + "/api/v1/races/x"
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer s3cret-token-and-more", http.StatusUnauthorized},
+		{"Basic s3cret-token", http.StatusUnauthorized},
+		{"Bearer s3cret-token", http.StatusBadRequest},
+	} {
+		code, body, hdr := fetch(t, http.MethodGet, url, tc.auth)
+		if code != tc.want {
+			t.Errorf("Authorization %q: %d %s, want %d", tc.auth, code, body, tc.want)
+		}
+		if code == http.StatusUnauthorized && (!strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") || strings.Contains(body, "s3cret")) {
+			t.Errorf("401 without a Bearer challenge, or echoing the token: %v %s", hdr, body)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"arena/chain"
 	"arena/config"
 	"arena/episode"
+	"arena/internal/secretfile"
 	"arena/knowledge"
 	"arena/scoring/judge"
 	"arena/shop"
@@ -53,11 +54,13 @@ type Stack struct {
 	Tools     *shop.Tools
 	Ledger    *suite.Ledger
 	Validator *Validator
-	Server    *Server
+	// Server is the metrics listener; API the JSON API's.
+	Server *Server
+	API    *Server
 
-	ownStore bool
-	ln       net.Listener
-	log      zerolog.Logger
+	ownStore  bool
+	ln, apiLn net.Listener
+	log       zerolog.Logger
 }
 
 // OpenStack builds every component from the configuration, in the order
@@ -81,11 +84,24 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, fmt.Errorf("validator.problem_mix: %w", err)
 	}
 
-	ln, err := Listen(cfg.Metrics.Listen)
+	apiToken := ""
+	if cfg.API.TokenFile != "" {
+		raw, err := secretfile.Read("api token file", cfg.API.TokenFile, 4096)
+		if err != nil {
+			return nil, err
+		}
+		if apiToken = strings.TrimSpace(string(raw)); apiToken == "" {
+			return nil, fmt.Errorf("api token file %s is empty", cfg.API.TokenFile)
+		}
+	}
+	ln, err := Listen(cfg.Metrics.Listen, "metrics.listen")
 	if err != nil {
 		return nil, err
 	}
 	s.ln = ln
+	if s.apiLn, err = Listen(cfg.API.Listen, "api.listen"); err != nil {
+		return nil, err
+	}
 	if opts.Store != nil {
 		s.Store = opts.Store
 	} else {
@@ -161,7 +177,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		Limits: episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
 			MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
 			MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes},
-		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: cfg.Metrics.Listen,
+		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
 		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,
 	}, log, reg)
@@ -169,6 +185,10 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 	s.Server, err = NewServer(ServerOptions{Listen: cfg.Metrics.Listen, Listener: ln, Gatherer: reg, Validator: s.Validator}, log)
+	if err != nil {
+		return nil, err
+	}
+	s.API, err = NewAPIServer(APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +201,7 @@ func (s *Stack) Run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.Store.Run(gctx) })
 	g.Go(func() error { return s.Server.Run(gctx) })
+	g.Go(func() error { return s.API.Run(gctx) })
 	g.Go(func() error { return s.Validator.Run(gctx) })
 	return g.Wait()
 }
@@ -188,8 +209,10 @@ func (s *Stack) Run(ctx context.Context) error {
 // Close releases the chain connection and the store (if the stack opened
 // it). It is safe on a partly built stack.
 func (s *Stack) Close() {
-	if s.ln != nil {
-		_ = s.ln.Close()
+	for _, ln := range []net.Listener{s.ln, s.apiLn} {
+		if ln != nil {
+			_ = ln.Close()
+		}
 	}
 	if s.Chain != nil {
 		s.Chain.Close()

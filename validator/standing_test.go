@@ -63,33 +63,43 @@ func TestStandingMetricsMatchStatus(t *testing.T) {
 	checkStanding(t, h.serveOperator(restarted, reg), "after a restart")
 }
 
-// serveOperator serves v's operator endpoints until the test ends and
-// returns their base URL.
-func (h *harness) serveOperator(v *Validator, reg *prometheus.Registry) string {
+// operatorURLs are the base URLs of a validator's two listeners.
+type operatorURLs struct{ metrics, api string }
+
+// serveOperator serves v's metrics and API listeners until the test ends
+// and returns their base URLs.
+func (h *harness) serveOperator(v *Validator, reg *prometheus.Registry) operatorURLs {
 	h.t.Helper()
 	srv, err := NewServer(ServerOptions{Listen: "127.0.0.1:0", Gatherer: reg, Validator: v}, zerolog.Nop())
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	api, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Validator: v}, zerolog.Nop())
+	if err != nil {
+		h.t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- srv.Run(ctx) }()
+	go func() { done <- api.Run(ctx) }()
 	h.t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			h.t.Errorf("operator server: %v", err)
+		for range 2 {
+			if err := <-done; err != nil {
+				h.t.Errorf("operator server: %v", err)
+			}
 		}
 	})
-	return "http://" + srv.Addr()
+	return operatorURLs{metrics: "http://" + srv.Addr(), api: "http://" + api.Addr()}
 }
 
 // checkStanding compares the standing gauges on /metrics with
 // /api/v1/status and returns the status.
-func checkStanding(t *testing.T, base, when string) Status {
+func checkStanding(t *testing.T, base operatorURLs, when string) Status {
 	t.Helper()
 	client := &http.Client{Timeout: 10 * time.Second}
 	var st Status
-	resp, err := client.Get(base + "/api/v1/status")
+	resp, err := client.Get(base.api + "/api/v1/status")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +108,7 @@ func checkStanding(t *testing.T, base, when string) Status {
 	if err != nil {
 		t.Fatalf("%s: status: %v", when, err)
 	}
-	resp, err = client.Get(base + "/metrics")
+	resp, err = client.Get(base.metrics + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,9 +67,9 @@ type Options struct {
 	// AllowPrivateAxons lets the validator dial loopback and private
 	// addresses (a devnet); otherwise such axons are skipped.
 	AllowPrivateAxons bool
-	// OperatorListen is the operator listener's address; a miner
-	// announcing it is skipped.
-	OperatorListen string
+	// OperatorListen are the operator listeners' addresses (metrics and
+	// API); a miner whose axon points at one is skipped.
+	OperatorListen []string
 
 	ReconnectMin, ReconnectMax time.Duration
 
@@ -350,7 +351,7 @@ func (v *Validator) axonProblem(a chain.Axon) string {
 		return fmt.Sprintf("axon ip %s is not a unicast address", a.IP)
 	case a.Port < 1024:
 		return fmt.Sprintf("axon port %d is below 1024", a.Port)
-	case v.opts.OperatorListen != "" && isOperatorAddr(a, v.opts.OperatorListen):
+	case slices.ContainsFunc(v.opts.OperatorListen, func(l string) bool { return isOperatorAddr(a, l) }):
 		return fmt.Sprintf("axon %s is this validator's operator listener", a.HostPort())
 	case !v.opts.AllowPrivateAxons && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()):
 		return fmt.Sprintf("axon ip %s is loopback or private (validator.allow_private_axons is off)", ip)

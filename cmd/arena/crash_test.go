@@ -213,6 +213,7 @@ log: {level: info, format: json}
 chain: {url: %q, chain_id: %d, netuid: %d, tempo: %d}
 keystore: {dir: %s, address: %q, password_file: %s}
 metrics: {listen: "127.0.0.1:0"}
+api: {listen: "127.0.0.1:0"}
 validator: {sync_every_blocks: %d, race_every_blocks: %d, weights_every_blocks: %d, qualifying_problems: %d,
   race_problems: %d, public_problems: %d, hidden_min_clusters: %d, allow_private_axons: true}
 catalog: {products: %d}
@@ -280,7 +281,7 @@ race: {floor: 0, ratio_start: 0, ratio_floor: 0}
 	var window uint64
 	crashAt(t, "weights committed, reveal pending", func(int) (bool, string) {
 		p := startValidator(t, cfgPath)
-		api, _ := p.waitFor(t, "operator endpoints: /metrics /livez /readyz /api/v1", time.Minute, nil)["listen"].(string)
+		api, _ := p.waitFor(t, "operator endpoints: /api/v1", time.Minute, nil)["listen"].(string)
 		committed := p.waitFor(t, "weights committed", 2*time.Minute, func(m map[string]any) bool { return num(m, "block") > decidedAt })
 		window = num(committed, "window")
 		// The line comes just before the commit is recorded: the kill

@@ -17,7 +17,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "dev",
 		Usage:     "run a whole arena in one process: devnet, reference miners and the validator",
-		UsageText: "arena dev [--miners N] [--validators N] [--races N] [--best-arrives N] [--data DIR] [--listen HOST:PORT]",
+		UsageText: "arena dev [--miners N] [--validators N] [--races N] [--best-arrives N] [--data DIR] [--listen HOST:PORT] [--api-listen HOST:PORT]",
 		Description: "Starts a local chain (the devnet) with a subnet, registers this validator and --miners\n" +
 			"reference miners of spread skill (1.0 down to 0.2) serving on loopback, generates a catalog\n" +
 			"and a problem suite, and runs the validator on fast timings. The terminal shows\n" +
@@ -35,14 +35,15 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			"With --best-arrives N the best miner (skill 1.0) announces its axon only after N race\n" +
 			"windows: the others race without it, and the view shows it qualify and then take the\n" +
 			"crown once its heats show it better than the leader (docs/scoring.md, \"Races: who leads\").\n" +
-			"While it runs, try `arena status --api http://LISTEN` in another terminal.",
+			"While it runs, try `arena status` (or `arena status --api http://API-LISTEN`) in another terminal.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "miners", Value: 8, Usage: "reference miners to run"},
 			&cli.IntFlag{Name: "validators", Value: 1, Usage: "independent validators `N` to run (1 to 16)"},
 			&cli.IntFlag{Name: "races", Usage: "exit after `N` races (0: run until interrupted)"},
 			&cli.IntFlag{Name: "best-arrives", Usage: "the best miner joins after `N` race windows (0: from the start)"},
 			&cli.StringFlag{Name: "data", Value: "./arena-data", Usage: "`DIR` to keep the validator's data in (as DIR/validator)", TakesFile: true},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "operator `HOST:PORT` for /metrics, health and the API"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9100", Usage: "`HOST:PORT` for /metrics, /livez and /readyz"},
+			&cli.StringFlag{Name: "api-listen", Value: "127.0.0.1:9101", Usage: "`HOST:PORT` for the JSON API (arena status reads it)"},
 			&cli.DurationFlag{Name: "block-time", Value: 250 * time.Millisecond, Usage: "devnet block interval"},
 			&cli.BoolFlag{Name: "commit-reveal", Usage: "turn the subnet's commit-reveal on"},
 		},
@@ -59,7 +60,7 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			if cmd.Int("best-arrives") < 0 {
 				return usageError{err: errors.New("--best-arrives must not be negative"), command: cmd.FullName()}
 			}
-			cfg, err := env.loadUnvalidated(cmd, configFlags{"listen": "metrics.listen"})
+			cfg, err := env.loadUnvalidated(cmd, configFlags{"listen": "metrics.listen", "api-listen": "api.listen"})
 			if err != nil {
 				return err
 			}
@@ -143,5 +144,5 @@ func printDevIntro(env *cliEnv, a *devarena.Arena) {
 	fmt.Fprintf(w, "\nthe cycle: each miner qualifies on %d public problems; every %d blocks the qualifiers and the\n"+
 		"leader race on %d fresh hidden problems; the winner's weights go on chain and the next epoch's\n"+
 		"incentive follows them. Operator API: http://%s/api/v1/status   (Ctrl-C to stop)\n\n",
-		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, a.Stack.Server.Addr())
+		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, a.Stack.API.Addr())
 }

@@ -259,8 +259,8 @@ func TestReadmeCommands(t *testing.T) {
 // what arena dev printed.
 func runReadmeDev(t *testing.T, args []string) string {
 	t.Helper()
-	listen := closedPort(t)
-	args = append(args, "--races", "1", "--miners", "3", "--listen", listen, "--block-time", "100ms")
+	listen, apiListen := closedPort(t), closedPort(t)
+	args = append(args, "--races", "1", "--miners", "3", "--listen", listen, "--api-listen", apiListen, "--block-time", "100ms")
 	stdout := newWatchWriter("  UID  SKILL")
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
@@ -275,7 +275,7 @@ func runReadmeDev(t *testing.T, args []string) string {
 	case <-deadline:
 		t.Fatalf("arena dev did not finish a race in 5 minutes:\n%s\n%s", stdout.String(), stderr.String())
 	}
-	code, status, errOut := runCLI(t, nil, "status", "--api", "http://"+listen)
+	code, status, errOut := runCLI(t, nil, "status", "--api", "http://"+apiListen)
 	if code != 0 || !strings.Contains(status, "leader") || !strings.Contains(status, "suite clusters") {
 		t.Errorf("arena status: exit %d\n%s%s", code, status, errOut)
 	}

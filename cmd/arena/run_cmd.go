@@ -21,25 +21,27 @@ import (
 )
 
 // runFlags map `arena run`'s flags to config keys.
-var runFlags = configFlags{"data": "data_dir", "listen": "metrics.listen", "chain": "chain.url"}
+var runFlags = configFlags{"data": "data_dir", "listen": "metrics.listen", "api-listen": "api.listen", "chain": "chain.url"}
 
 func newRunCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the validator daemon",
-		UsageText: "arena run --config FILE [--data DIR] [--listen HOST:PORT] [--chain URL]",
+		UsageText: "arena run --config FILE [--data DIR] [--listen HOST:PORT] [--api-listen HOST:PORT] [--chain URL]",
 		Description: "Follows the chain, qualifies miners on the public problem set, races the qualifiers and the\n" +
 			"incumbent on fresh hidden problems at every race window, judges every trajectory, stores\n" +
 			"everything in the data dir and sets weights on chain (commit-reveal when the subnet requires it).\n\n" +
 			"Every setting is checked before anything starts; see `arena config keys` and\n" +
 			"scripts/arena.example.yaml. The keystore password comes from keystore.password_file or\n" +
-			"ARENA_KEYSTORE_PASSWORD. Metrics, /livez, /readyz and the JSON API listen on metrics.listen.\n" +
+			"ARENA_KEYSTORE_PASSWORD. /metrics, /livez and /readyz listen on metrics.listen; the JSON API\n" +
+			"(every miner's trajectories) on api.listen, loopback unless api.allow_remote with a token.\n" +
 			"SIGTERM or Ctrl-C stops it gracefully: episodes in flight end \"aborted\", state is flushed,\n" +
 			"and the exit code is 0. Under systemd (Type=notify) it reports READY=1, STOPPING=1 and\n" +
 			"watchdog keep-alives. See docs/operations.md.",
 		Flags: []cli.Flag{
 			storeDataFlag("database `DIR`"),
-			&cli.StringFlag{Name: "listen", Usage: "operator `HOST:PORT` for /metrics, health and the API (metrics.listen)"},
+			&cli.StringFlag{Name: "listen", Usage: "`HOST:PORT` for /metrics, /livez and /readyz (metrics.listen)"},
+			&cli.StringFlag{Name: "api-listen", Usage: "`HOST:PORT` for the JSON API (api.listen)"},
 			&cli.StringFlag{Name: "chain", Usage: "subtensor EVM JSON-RPC `URL` (chain.url)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -91,7 +93,7 @@ func logBanner(ctx context.Context, log zerolog.Logger, cfg *config.Config, sign
 	}
 	log.Info().Str("version", versionString()).Str("chain", cfg.Redacted().Chain.URL).Uint64("chain_id", s.Chain.ChainID().Uint64()).
 		Uint16("netuid", cfg.Chain.Netuid).Str("address", signer.Address.Hex()).Str("hotkey", signer.Hotkey().SS58()).Str("uid", uid).
-		Str("listen", s.Server.Addr()).Str("data_dir", cfg.DataDir).Str("weights", weights).
+		Str("listen", s.Server.Addr()).Str("api_listen", s.API.Addr()).Str("data_dir", cfg.DataDir).Str("weights", weights).
 		Uint64("race_every_blocks", cfg.Validator.RaceEveryBlocks).Msg("arena run starting")
 }
 

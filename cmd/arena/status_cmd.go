@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"arena/internal/secretfile"
 	"arena/validator"
 )
 
@@ -24,19 +25,23 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 		Usage:     "show a running validator's phase, leader, qualifiers, last weights and suite health",
 		UsageText: "arena [--config FILE] status [--api URL] [--json]",
 		Description: "Reads the validator's read-only JSON API (GET /api/v1/status and /api/v1/leaderboard) and\n" +
-			"prints it as a table. The API listens on metrics.listen (127.0.0.1:9100 by default), so with the\n" +
-			"validator's --config (and ARENA_* environment) status finds it by itself; --api overrides that.",
+			"prints it as a table. The API listens on api.listen (127.0.0.1:9101 by default), so with the\n" +
+			"validator's --config (and ARENA_* environment) status finds it by itself; --api overrides that.\n" +
+			"When api.token_file is set, its token is sent as the bearer token.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "api", Usage: "validator API base `URL` (default: http:// and metrics.listen)"},
+			&cli.StringFlag{Name: "api", Usage: "validator API base `URL` (default: http:// and api.listen)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the raw status document"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "bound on each request"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			base, err := env.apiBase(cmd)
+			base, token, err := env.apiBase(cmd)
 			if err != nil {
 				return err
 			}
 			client := &http.Client{Timeout: cmd.Duration("timeout")}
+			if token != "" {
+				client.Transport = bearerTransport{token: token, next: http.DefaultTransport}
+			}
 			var st validator.Status
 			if err := getJSON(ctx, client, base+"/api/v1/status", &st); err != nil {
 				return err
@@ -57,32 +62,53 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 }
 
 // apiBase is the validator API's base URL: --api when given, otherwise
-// metrics.listen of the effective config. The config is loaded either
-// way, so a --config that cannot be read is an error, not a silent default.
-func (e *cliEnv) apiBase(cmd *cli.Command) (string, error) {
+// api.listen of the effective config, and the bearer token of
+// api.token_file ("" when none). The config is loaded either way, so a
+// --config that cannot be read is an error, not a silent default.
+func (e *cliEnv) apiBase(cmd *cli.Command) (base, token string, err error) {
 	cfg, _, err := e.load(cmd, nil)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	if f := cfg.API.TokenFile; f != "" {
+		raw, err := secretfile.Read("api token file", f, 4096)
+		if err != nil {
+			return "", "", err
+		}
+		token = strings.TrimSpace(string(raw))
 	}
 	if cmd.IsSet("api") {
 		base := strings.TrimRight(cmd.String("api"), "/")
 		if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-			return "", fmt.Errorf("--api %q: must be an http or https URL", base)
+			return "", "", fmt.Errorf("--api %q: must be an http or https URL", base)
 		}
-		return base, nil
+		return base, token, nil
 	}
-	return listenURL(cfg.Metrics.Listen)
+	base, err = listenURL(cfg.API.Listen)
+	return base, token, err
+}
+
+// bearerTransport sends the API's bearer token with every request.
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // listenURL turns a listen address into a URL to dial: a wildcard host
-// (":9100", "0.0.0.0:9100", as in the Docker image) is reached on loopback.
+// (":9101", "0.0.0.0:9101") is reached on loopback.
 func listenURL(listen string) (string, error) {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
-		return "", fmt.Errorf("metrics.listen %q: %w", listen, err)
+		return "", fmt.Errorf("api.listen %q: %w", listen, err)
 	}
 	if port == "0" {
-		return "", fmt.Errorf("metrics.listen %q is a random port; pass --api with the address the validator logged", listen)
+		return "", fmt.Errorf("api.listen %q is a random port; pass --api with the address the validator logged", listen)
 	}
 	switch ip, err := netip.ParseAddr(host); {
 	case host == "":

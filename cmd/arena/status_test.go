@@ -13,12 +13,17 @@ import (
 	"arena/validator"
 )
 
-// TestStatusFindsTheAPI: `arena status` dials metrics.listen from --config
-// (or ARENA_METRICS_LISTEN) unless --api is given, reaches a wildcard
-// listen address on loopback, and answers a config it cannot read, or a
-// listen address it cannot dial, with one error line.
+// TestStatusFindsTheAPI: `arena status` dials api.listen from --config
+// (or ARENA_API_LISTEN) unless --api is given, sends the bearer token of
+// api.token_file, reaches a wildcard listen address on loopback, and
+// answers a config it cannot read, or a listen address it cannot dial,
+// with one error line.
 func TestStatusFindsTheAPI(t *testing.T) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok-123" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
 		var doc any
 		switch r.URL.Path {
 		case "/api/v1/status":
@@ -39,10 +44,14 @@ func TestStatusFindsTheAPI(t *testing.T) {
 	dead := closedPort(t)
 
 	dir := t.TempDir()
+	token := filepath.Join(dir, "api.token")
+	if err := os.WriteFile(token, []byte("tok-123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	config := func(name, listen string) string {
 		t.Helper()
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("metrics:\n  listen: \""+listen+"\"\n"), 0o600); err != nil {
+		if err := os.WriteFile(p, []byte("api:\n  listen: \""+listen+"\"\n  allow_remote: true\n  token_file: "+token+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -66,7 +75,8 @@ func TestStatusFindsTheAPI(t *testing.T) {
 	}{
 		{"listen from --config", nil, []string{"--config", live, "status"}, "block 4242", ""},
 		{"wildcard listen dialled on loopback", nil, []string{"--config", wildcard, "status"}, "block 4242", ""},
-		{"listen from the environment", []string{"ARENA_METRICS_LISTEN=" + api.Listener.Addr().String()}, []string{"status"}, "block 4242", ""},
+		{"listen from the environment", []string{"ARENA_API_LISTEN=" + api.Listener.Addr().String(), "ARENA_API_TOKEN_FILE=" + token}, []string{"status"}, "block 4242", ""},
+		{"no token", []string{"ARENA_API_LISTEN=" + api.Listener.Addr().String()}, []string{"status"}, "", "401 Unauthorized"},
 		{"--api wins over --config", nil, []string{"--config", unreachable, "status", "--api", api.URL}, "block 4242", ""},
 		{"--config is dialled, not the default", nil, []string{"--config", unreachable, "status"}, "", "http://" + dead + "/api/v1/status"},
 		{"wildcard named as loopback", nil, []string{"--config", deadWildcard, "status"}, "", "http://127.0.0.1:" + deadPort + "/api/v1/status"},

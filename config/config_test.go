@@ -90,7 +90,9 @@ func TestValidate(t *testing.T) {
 			`api.listen ":9101": is not a loopback address, and the API shows every miner's trajectories; set api.allow_remote: true and api.token_file to serve it beyond this host`},
 		{"api allow_remote without token file", func(c *Config) { c.API.Listen, c.API.AllowRemote = "0.0.0.0:9101", true },
 			`api.token_file: must be set when api.allow_remote is true`},
-		{"api remote with token file", func(c *Config) { c.API.Listen, c.API.AllowRemote, c.API.TokenFile = "0.0.0.0:9101", true, "/etc/arena/api.token" }, ""},
+		{"api remote with token file", func(c *Config) {
+			c.API.Listen, c.API.AllowRemote, c.API.TokenFile = "0.0.0.0:9101", true, "/etc/arena/api.token"
+		}, ""},
 		{"both on random ports", func(c *Config) { c.API.Listen, c.Metrics.Listen = "127.0.0.1:0", "127.0.0.1:0" }, ""},
 		{"api on the metrics port", func(c *Config) { c.API.Listen = c.Metrics.Listen },
 			`api.listen: "127.0.0.1:9100" is also metrics.listen; the API needs its own port`},

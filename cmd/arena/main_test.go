@@ -79,6 +79,10 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		t.Fatalf("keys new: %s", stderr)
 	}
 
+	openToken := filepath.Join(dir, "api.token")
+	if err := os.WriteFile(openToken, []byte("t0ken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		environ []string
@@ -101,6 +105,10 @@ func TestBadInputGivesOneLine(t *testing.T) {
 		{"run: no password", nil, []string{"run", "--data", filepath.Join(dir, "d1"), "--chain", dn.URL()}, "no keystore password"},
 		{"run: bad race ratio", []string{"ARENA_RACE_RATIO_FLOOR=1.5"}, []string{"run", "--data", filepath.Join(dir, "d2")}, "race.ratio_floor"},
 		{"run: bad policy", []string{"ARENA_WEIGHTS_POLICY=everyone"}, []string{"run", "--data", filepath.Join(dir, "d3")}, `weights.policy "everyone"`},
+		{"run: remote api without allow_remote", []string{"ARENA_API_LISTEN=0.0.0.0:0"}, []string{"run", "--data", filepath.Join(dir, "d9")}, `api.listen "0.0.0.0:0": is not a loopback address`},
+		{"run: api token file too open", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw,
+			"ARENA_API_LISTEN=0.0.0.0:0", "ARENA_API_ALLOW_REMOTE=true", "ARENA_API_TOKEN_FILE=" + openToken},
+			[]string{"run", "--data", filepath.Join(dir, "d10"), "--chain", dn.URL()}, "api token file " + openToken + ": permissions 0644 are too open"},
 		{"run: bad problem mix", []string{"ARENA_KEYSTORE_DIR=" + keys, "ARENA_KEYSTORE_PASSWORD_FILE=" + goodPw, "ARENA_VALIDATOR_PROBLEM_MIX=product:0.5,books:0.5"},
 			[]string{"run", "--data", filepath.Join(dir, "d8"), "--chain", dn.URL()}, "validator.problem_mix"},
 		{"run: llm judge without endpoint", []string{"ARENA_JUDGE_KIND=llm"}, []string{"run", "--data", filepath.Join(dir, "d4")}, "llm.base_url: must be set"},

@@ -1141,11 +1141,30 @@ func normNumber(w string) (string, bool) {
 	if w == "" || !(w[0] == '-' || (w[0] >= '0' && w[0] <= '9')) {
 		return "", false
 	}
+	if plainInteger(w) {
+		return w, true // FormatFloat would write it back unchanged
+	}
 	f, err := strconv.ParseFloat(w, 64)
 	if err != nil {
 		return "", false
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64), true
+}
+
+// plainInteger reports whether w is an integer that float64 holds exactly
+// and FormatFloat(·, 'f', -1, 64) writes as w: an optional minus, then at
+// most 15 digits without a leading zero (or "0" alone).
+func plainInteger(w string) bool {
+	d := strings.TrimPrefix(w, "-")
+	if d == "" || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(w) > 1)) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenize splits text into lowercased tokens: runs of ASCII letters and

@@ -151,15 +151,7 @@ func (k *Keystore) Unlock(addr, password string) (*Signer, error) {
 // from flags, which leak into shell history and `ps`.
 func ReadPassword(file, envValue string) (string, error) {
 	if file != "" {
-		raw, err := secretfile.Read("password file", file, 1<<16)
-		if err != nil {
-			return "", err
-		}
-		pw := strings.TrimRight(string(raw), "\r\n")
-		if pw == "" {
-			return "", fmt.Errorf("password file %s is empty", file)
-		}
-		return pw, nil
+		return secretfile.ReadLine("password file", file)
 	}
 	if envValue != "" {
 		return envValue, nil

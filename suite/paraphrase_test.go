@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,64 +16,30 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"arena/internal/llmclient/llmtest"
 	"arena/shop"
 )
 
-// chatServer is an OpenAI-compatible /chat/completions endpoint whose
-// answer to a query is decided by reply (status 200) or by fail (any
-// other status). It records the requests it got.
-type chatServer struct {
-	srv      *httptest.Server
-	reply    func(query string) string
-	fail     func(query string) int
-	requests atomic.Int32
-	mu       sync.Mutex
-	bodies   []map[string]any
-}
+// chatServer is a fake chat endpoint whose answer to a query is reply's,
+// or, when fail gives a status for it, that error.
+type chatServer struct{ *llmtest.Server }
 
 func newChatServer(t *testing.T, reply func(string) string, fail func(string) int) *chatServer {
 	t.Helper()
-	cs := &chatServer{reply: reply, fail: fail}
-	cs.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cs.requests.Add(1)
-		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
-			http.NotFound(w, r)
-			return
-		}
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		cs.mu.Lock()
-		cs.bodies = append(cs.bodies, body)
-		cs.mu.Unlock()
-		msgs, _ := body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
-		query, _ := last["content"].(string)
-		if cs.fail != nil {
-			if code := cs.fail(query); code != 0 {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(code)
-				fmt.Fprintf(w, `{"error":{"message":"model overloaded","type":"server_error"}}`)
-				return
+	return &chatServer{llmtest.NewServer(t, func(r llmtest.Request) llmtest.Reply {
+		if fail != nil {
+			if code := fail(r.Last); code != 0 {
+				return llmtest.Reply{Status: code}
 			}
 		}
-		content, _ := json.Marshal(cs.reply(query))
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":%d,"model":%q,`+
-			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}],`+
-			`"usage":{"prompt_tokens":50,"completion_tokens":40,"total_tokens":90}}`,
-			time.Now().Unix(), body["model"], content)
-	}))
-	t.Cleanup(cs.srv.Close)
-	return cs
+		return llmtest.Reply{Content: reply(r.Last)}
+	})}
 }
 
 func (cs *chatServer) paraphraser(t *testing.T, cat *shop.Catalog, reg prometheus.Registerer, edit func(*ParaphraseOptions)) *Paraphraser {
 	t.Helper()
-	opts := ParaphraseOptions{BaseURL: cs.srv.URL + "/v1", Model: "rewriter-1", Catalog: cat, Registerer: reg,
-		HTTPClient: cs.srv.Client(), Timeout: 5 * time.Second}
+	opts := ParaphraseOptions{BaseURL: cs.URL + "/v1", Model: "rewriter-1", Catalog: cat, Registerer: reg,
+		HTTPClient: cs.Client(), Timeout: 5 * time.Second}
 	if edit != nil {
 		edit(&opts)
 	}
@@ -182,12 +145,12 @@ func TestParaphraseKeepsOnlyFaithfulRewrites(t *testing.T) {
 
 	// What the endpoint was asked: the model, temperature 0 and the
 	// offline query as the user message.
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if len(cs.bodies) != len(ps) {
-		t.Fatalf("%d requests for %d problems", len(cs.bodies), len(ps))
+	reqs := cs.Requests()
+	if len(reqs) != len(ps) {
+		t.Fatalf("%d requests for %d problems", len(reqs), len(ps))
 	}
-	for _, b := range cs.bodies {
+	for _, r := range reqs {
+		b := r.Body
 		if b["model"] != "rewriter-1" || b["temperature"] != 0.0 {
 			t.Fatalf("request %v: want model rewriter-1 and temperature 0", b)
 		}
@@ -270,8 +233,8 @@ func TestParaphraseEndpointFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Outcomes[ParaphraseFailed] != 3 || rep.Outcomes[ParaphraseNotAsked] != len(ps)-3 || cs.requests.Load() != 3 {
-			t.Fatalf("report %v after %d requests; want 3 failed and the rest not asked", rep.Outcomes, cs.requests.Load())
+		if rep.Outcomes[ParaphraseFailed] != 3 || rep.Outcomes[ParaphraseNotAsked] != len(ps)-3 || len(cs.Requests()) != 3 {
+			t.Fatalf("report %v after %d requests; want 3 failed and the rest not asked", rep.Outcomes, len(cs.Requests()))
 		}
 		if rep.LastError == nil || !strings.Contains(rep.LastError.Error(), "model overloaded") {
 			t.Fatalf("last error %v, want the endpoint's message", rep.LastError)

@@ -1,7 +1,6 @@
 package validator
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -16,24 +15,6 @@ import (
 	"arena/validator/records"
 )
 
-// holdAgent holds every step while hold is set, until release is closed.
-type holdAgent struct {
-	inner   episode.Agent
-	hold    *atomic.Bool
-	release <-chan struct{}
-}
-
-func (a holdAgent) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
-	if a.hold.Load() {
-		select {
-		case <-a.release:
-		case <-ctx.Done():
-			return episode.Action{}, ctx.Err()
-		}
-	}
-	return a.inner.Step(ctx, v)
-}
-
 // TestLiveRaceHidden: while a race runs, one racer has finished (its
 // episodes are stored) and the other is still playing. No operator route
 // shows the finished racer's episodes, verdicts, recommended products or
@@ -46,7 +27,7 @@ func TestLiveRaceHidden(t *testing.T) {
 	h := newHarness(t, harnessOptions{miners: 2, edit: func(o *Options) { o.RaceEveryBlocks = 10 },
 		wrapAgent: func(uid uint16, a episode.Agent) episode.Agent {
 			if uid == 2 {
-				return holdAgent{inner: a, hold: &hold, release: release}
+				return gatedAgent{inner: a, gate: release, hold: &hold}
 			}
 			return a
 		}})

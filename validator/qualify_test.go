@@ -158,7 +158,7 @@ func TestQualifyingConcurrency(t *testing.T) {
 							}
 							mu.Unlock()
 						}()
-						return gatedAgent{a, gate}.Step(ctx, v)
+						return gatedAgent{inner: a, gate: gate}.Step(ctx, v)
 					})
 				},
 				edit: func(o *Options) { o.QualifyingConcurrency = tt.bound }})

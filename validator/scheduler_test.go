@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestRaceWindows(t *testing.T) {
 			var release sync.Once
 			ho := harnessOptions{miners: tt.miners, edit: func(o *Options) { o.RaceEveryBlocks = 10 }}
 			if tt.hold {
-				ho.wrapAgent = func(_ uint16, a episode.Agent) episode.Agent { return gatedAgent{a, gate} }
+				ho.wrapAgent = func(_ uint16, a episode.Agent) episode.Agent { return gatedAgent{inner: a, gate: gate} }
 			}
 			h := newHarness(t, ho)
 			defer release.Do(func() { close(gate) })
@@ -172,17 +173,21 @@ func (h *harness) until(what string, cond func() bool) {
 	}
 }
 
-// gatedAgent holds every step until gate is closed.
+// gatedAgent holds every step until gate is closed; with hold set, only
+// the steps taken while *hold is true.
 type gatedAgent struct {
 	inner episode.Agent
 	gate  <-chan struct{}
+	hold  *atomic.Bool
 }
 
 func (g gatedAgent) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
-	select {
-	case <-g.gate:
-	case <-ctx.Done():
-		return episode.Action{}, ctx.Err()
+	if g.hold == nil || g.hold.Load() {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return episode.Action{}, ctx.Err()
+		}
 	}
 	return g.inner.Step(ctx, v)
 }

@@ -86,12 +86,8 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 
 	apiToken := ""
 	if cfg.API.TokenFile != "" {
-		raw, err := secretfile.Read("api token file", cfg.API.TokenFile, 4096)
-		if err != nil {
+		if apiToken, err = secretfile.ReadLine("api token file", cfg.API.TokenFile); err != nil {
 			return nil, err
-		}
-		if apiToken = strings.TrimSpace(string(raw)); apiToken == "" {
-			return nil, fmt.Errorf("api token file %s is empty", cfg.API.TokenFile)
 		}
 	}
 	ln, err := Listen(cfg.Metrics.Listen, "metrics.listen")

@@ -2,16 +2,13 @@ package validator
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"arena/config"
+	"arena/internal/llmclient/llmtest"
 	"arena/knowledge"
 	"arena/store"
 	"arena/suite"
@@ -55,7 +52,7 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			vc.PublicProblems, vc.QualifyingProblems, vc.HiddenMinClusters, vc.RaceProblems = 20, 6, 12, 4
 			gi := generatorInputs{index: idx, web: web, mix: mix}
 			if tc.paraphrase {
-				srv := rewritingEndpoint(t)
+				srv := llmtest.NewServer(t, func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "Hello. " + r.Last} })
 				gi.paraphraser, err = suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: srv.URL + "/v1", Model: "m",
 					Catalog: idx.Catalog(), HTTPClient: srv.Client()}, zerolog.Nop())
 				if err != nil {
@@ -89,28 +86,4 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			}
 		})
 	}
-}
-
-// rewritingEndpoint is an OpenAI-compatible chat endpoint that rewrites
-// every request as "Hello. " and the request.
-func rewritingEndpoint(t *testing.T) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		content, _ := json.Marshal("Hello. " + req.Messages[len(req.Messages)-1].Content)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`,
-			req.Model, content)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
+	"arena/internal/llmclient/llmtest"
 	"arena/suite"
 )
 
@@ -31,33 +28,12 @@ func lossy(query string) bool {
 }
 
 func TestSuiteGenerateParaphrases(t *testing.T) {
-	var requests, unauthorised atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if r.Header.Get("Authorization") != "Bearer sk-test-paraphrase" {
-			unauthorised.Add(1)
+	srv := llmtest.NewServer(t, func(r llmtest.Request) llmtest.Reply {
+		if lossy(r.Last) {
+			return llmtest.Reply{Content: "Hello. I need something nice, please."}
 		}
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		q := req.Messages[len(req.Messages)-1].Content
-		out := "Hello. " + q
-		if lossy(q) {
-			out = "Hello. I need something nice, please."
-		}
-		content, _ := json.Marshal(out)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`,
-			req.Model, content)
-	}))
-	defer srv.Close()
+		return llmtest.Reply{Content: "Hello. " + r.Last}
+	})
 
 	dir := t.TempDir()
 	cat, sfile := filepath.Join(dir, "catalog.jsonl.gz"), filepath.Join(dir, "suite.jsonl")
@@ -70,8 +46,14 @@ func TestSuiteGenerateParaphrases(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("suite generate: exit %d: %s", code, errOut)
 	}
-	if n := requests.Load(); n != 24 || unauthorised.Load() != 0 {
-		t.Fatalf("%d requests (%d without the key from the environment), want 24 with it", n, unauthorised.Load())
+	unauthorised := 0
+	for _, r := range srv.Requests() {
+		if r.Header.Get("Authorization") != "Bearer sk-test-paraphrase" {
+			unauthorised++
+		}
+	}
+	if n := len(srv.Requests()); n != 24 || unauthorised != 0 {
+		t.Fatalf("%d requests (%d without the key from the environment), want 24 with it", n, unauthorised)
 	}
 	f, err := os.Open(sfile)
 	if err != nil {
@@ -108,12 +90,12 @@ func TestSuiteGenerateParaphrases(t *testing.T) {
 		t.Fatalf("report lacks %q:\n%s", want, out)
 	}
 
-	before := requests.Load()
+	before := len(srv.Requests())
 	data := filepath.Join(dir, "data")
 	if code, out, errOut := runCLI(t, environ, "suite", "refill", "--catalog", cat, "--min", "6", "--data", data); code != 0 {
 		t.Fatalf("suite refill: exit %d: %s%s", code, out, errOut)
 	}
-	if requests.Load() == before {
+	if len(srv.Requests()) == before {
 		t.Fatal("suite refill sent nothing to the paraphrase endpoint")
 	}
 

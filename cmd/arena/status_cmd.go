@@ -71,11 +71,9 @@ func (e *cliEnv) apiBase(cmd *cli.Command) (base, token string, err error) {
 		return "", "", err
 	}
 	if f := cfg.API.TokenFile; f != "" {
-		raw, err := secretfile.Read("api token file", f, 4096)
-		if err != nil {
+		if token, err = secretfile.ReadLine("api token file", f); err != nil {
 			return "", "", err
 		}
-		token = strings.TrimSpace(string(raw))
 	}
 	if cmd.IsSet("api") {
 		base := strings.TrimRight(cmd.String("api"), "/")

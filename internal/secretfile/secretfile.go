@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 )
 
 // Read reads a secret file, refusing it when its mode grants any
@@ -56,4 +57,18 @@ func CheckMode(kind, path string, mode fs.FileMode, want fs.FileMode) error {
 		how = "group/world writable"
 	}
 	return fmt.Errorf("%s %s: permissions %04o are too open (%s); run chmod %o %s", kind, path, perm, how, want, path)
+}
+
+// ReadLine reads a one-line secret (a password, a token) with Read and
+// returns it without its trailing line break; an empty secret is an error.
+func ReadLine(kind, path string) (string, error) {
+	raw, err := Read(kind, path, 1<<16)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimRight(string(raw), "\r\n")
+	if s == "" {
+		return "", fmt.Errorf("%s %s is empty", kind, path)
+	}
+	return s, nil
 }

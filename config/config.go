@@ -5,21 +5,26 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/dustin/go-humanize"
 )
 
 // Config is the whole effective configuration of an arena process. Every
 // leaf field carries a yaml tag (its key) and a help tag (one line shown by
 // `arena config keys`); Keys derives the key list from these tags.
 type Config struct {
-	DataDir  string         `yaml:"data_dir" help:"directory for the validator's database and state"`
-	Log      LogConfig      `yaml:"log"`
-	Chain    ChainConfig    `yaml:"chain"`
-	Keystore KeystoreConfig `yaml:"keystore"`
-	Store    StoreConfig    `yaml:"store"`
-	Metrics  MetricsConfig  `yaml:"metrics"`
-	API      APIConfig      `yaml:"api"`
-	Devnet   DevnetConfig   `yaml:"devnet"`
-	LLM      LLMConfig      `yaml:"llm"`
+	DataDir string `yaml:"data_dir" help:"directory for the validator's database and state"`
+	// ShutdownTimeout bounds a graceful stop; keep it under systemd's
+	// TimeoutStopSec so the daemon, not systemd, reports a hung stop.
+	ShutdownTimeout Duration       `yaml:"shutdown_timeout" help:"longest a graceful stop may take before the process exits non-zero anyway"`
+	Log             LogConfig      `yaml:"log"`
+	Chain           ChainConfig    `yaml:"chain"`
+	Keystore        KeystoreConfig `yaml:"keystore"`
+	Store           StoreConfig    `yaml:"store"`
+	Metrics         MetricsConfig  `yaml:"metrics"`
+	API             APIConfig      `yaml:"api"`
+	Devnet          DevnetConfig   `yaml:"devnet"`
+	LLM             LLMConfig      `yaml:"llm"`
 
 	Validator ValidatorConfig `yaml:"validator"`
 	Catalog   CatalogConfig   `yaml:"catalog"`
@@ -142,6 +147,12 @@ type KeystoreConfig struct {
 type StoreConfig struct {
 	GCInterval     Duration `yaml:"gc_interval" help:"how often to run Badger value-log garbage collection"`
 	GCDiscardRatio float64  `yaml:"gc_discard_ratio" help:"rewrite a value-log file when this fraction of it is stale, in (0,1)"`
+
+	MinFreeSoft        ByteSize `yaml:"min_free_soft" help:"free space on the data dir's filesystem under which no new race, qualifying run or export starts and /readyz fails (the larger of this and min_free_soft_percent)"`
+	MinFreeSoftPercent float64  `yaml:"min_free_soft_percent" help:"the soft free-space limit as a percentage of the filesystem's size"`
+	MinFreeHard        ByteSize `yaml:"min_free_hard" help:"free space under which the store stops writing and the validator shuts down (exit non-zero) before the disk fails under Badger"`
+	MinFreeHardPercent float64  `yaml:"min_free_hard_percent" help:"the hard free-space limit as a percentage of the filesystem's size"`
+	Reserve            ByteSize `yaml:"reserve" help:"size of the emergency reserve file kept in the data dir and deleted at the hard limit, so the final flush has room (0 keeps none)"`
 }
 
 // MetricsConfig sets where Prometheus metrics and health endpoints listen.
@@ -182,8 +193,9 @@ type LLMConfig struct {
 // local devnet on 127.0.0.1:9944, with all data under the current directory.
 func Default() Config {
 	return Config{
-		DataDir: "./arena-data",
-		Log:     LogConfig{Level: "info", Format: "auto"},
+		DataDir:         "./arena-data",
+		ShutdownTimeout: Duration{time.Minute},
+		Log:             LogConfig{Level: "info", Format: "auto"},
 		Chain: ChainConfig{
 			URL:            "ws://127.0.0.1:9944",
 			ChainID:        0,
@@ -196,9 +208,10 @@ func Default() Config {
 			ReconnectMax:   Duration{30 * time.Second},
 		},
 		Keystore: KeystoreConfig{Dir: "./arena-keys"},
-		Store:    StoreConfig{GCInterval: Duration{5 * time.Minute}, GCDiscardRatio: 0.5},
-		Metrics:  MetricsConfig{Listen: "127.0.0.1:9100"},
-		API:      APIConfig{Listen: "127.0.0.1:9101"},
+		Store: StoreConfig{GCInterval: Duration{5 * time.Minute}, GCDiscardRatio: 0.5,
+			MinFreeSoft: 2 << 30, MinFreeSoftPercent: 5, MinFreeHard: 256 << 20, MinFreeHardPercent: 1, Reserve: 256 << 20},
+		Metrics: MetricsConfig{Listen: "127.0.0.1:9100"},
+		API:     APIConfig{Listen: "127.0.0.1:9101"},
 		Devnet: DevnetConfig{
 			Listen:     "127.0.0.1:9944",
 			BlockTime:  Duration{time.Second},
@@ -268,6 +281,44 @@ func parseDuration(s string) (time.Duration, error) {
 
 // redactedText is what a non-empty Secret shows instead of its value.
 const redactedText = "[redacted]"
+
+// ByteSize is a number of bytes that reads as text such as "2GiB",
+// "512MiB", "1.5GB" or a plain count of bytes, and writes in IEC units.
+type ByteSize uint64
+
+// MarshalText writes the size in IEC units ("2.0 GiB" reads back as "2GiB"
+// would only when exact, so whole units are written without a fraction).
+func (b ByteSize) MarshalText() ([]byte, error) { return []byte(formatByteSize(b)), nil }
+
+// UnmarshalText parses a size with an optional SI or IEC unit.
+func (b *ByteSize) UnmarshalText(text []byte) error {
+	v, err := parseByteSize(string(text))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+func parseByteSize(s string) (ByteSize, error) {
+	v, err := humanize.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a size (use bytes or a unit, e.g. 512MiB, 2GiB, 10GB)")
+	}
+	return ByteSize(v), nil
+}
+
+func formatByteSize(b ByteSize) string {
+	for _, u := range []struct {
+		name string
+		size ByteSize
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if b >= u.size && b%u.size == 0 {
+			return strconv.FormatUint(uint64(b/u.size), 10) + u.name
+		}
+	}
+	return strconv.FormatUint(uint64(b), 10)
+}
 
 // Secret is a string that never prints its value. fmt (every verb), YAML,
 // JSON and text marshalling all show "[redacted]" when it is non-empty and

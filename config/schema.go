@@ -72,6 +72,7 @@ type schema struct {
 var (
 	durationType = reflect.TypeFor[Duration]()
 	secretType   = reflect.TypeFor[Secret]()
+	byteSizeType = reflect.TypeFor[ByteSize]()
 
 	configSchemaOnce sync.Once
 	configSchemaVal  *schema
@@ -201,6 +202,13 @@ func setString(v reflect.Value, text string) error {
 	case secretType:
 		v.SetString(text)
 		return nil
+	case byteSizeType:
+		b, err := parseByteSize(text)
+		if err != nil {
+			return err
+		}
+		v.SetUint(uint64(b))
+		return nil
 	}
 	switch k := v.Kind(); k {
 	case reflect.String:
@@ -249,6 +257,8 @@ func formatValue(v reflect.Value) string {
 		return v.Interface().(Duration).String()
 	case secretType:
 		return v.Interface().(Secret).String()
+	case byteSizeType:
+		return formatByteSize(v.Interface().(ByteSize))
 	}
 	switch v.Kind() {
 	case reflect.String:

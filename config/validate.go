@@ -65,6 +65,19 @@ func (c *Config) Validate() error {
 		v.bad("store.gc_discard_ratio", strconv.FormatFloat(r, 'g', -1, 64), "must be greater than 0 and less than 1")
 	}
 
+	for key, pct := range map[string]float64{"store.min_free_soft_percent": c.Store.MinFreeSoftPercent, "store.min_free_hard_percent": c.Store.MinFreeHardPercent} {
+		if !(pct >= 0 && pct < 100) {
+			v.bad(key, strconv.FormatFloat(pct, 'g', -1, 64), "must be at least 0 and less than 100")
+		}
+	}
+	if c.Store.MinFreeHard > c.Store.MinFreeSoft {
+		v.bad("store.min_free_hard", formatByteSize(c.Store.MinFreeHard), "must not exceed store.min_free_soft ("+formatByteSize(c.Store.MinFreeSoft)+")")
+	}
+	if c.Store.MinFreeHardPercent > c.Store.MinFreeSoftPercent {
+		v.bad("store.min_free_hard_percent", strconv.FormatFloat(c.Store.MinFreeHardPercent, 'g', -1, 64), "must not exceed store.min_free_soft_percent")
+	}
+	v.positive("shutdown_timeout", c.ShutdownTimeout)
+
 	v.hostPort("metrics.listen", c.Metrics.Listen)
 	v.hostPort("api.listen", c.API.Listen)
 	if host, _, err := net.SplitHostPort(c.API.Listen); err == nil && !IsLoopbackHost(host) && !c.API.AllowRemote {

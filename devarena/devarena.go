@@ -104,6 +104,19 @@ func DemoTimings(cfg config.Config) config.Config {
 	return cfg
 }
 
+// DevStore gives a configuration whose free-space limits are still the
+// production defaults the dev arena's smaller ones: 256 MiB soft, 64 MiB
+// hard, a 32 MiB reserve and no percentages, so that a demo runs on a
+// laptop's nearly full disk. Limits set explicitly are kept.
+func DevStore(cfg config.Config) config.Config {
+	def, sc := config.Default().Store, &cfg.Store
+	if sc.MinFreeSoft == def.MinFreeSoft && sc.MinFreeSoftPercent == def.MinFreeSoftPercent &&
+		sc.MinFreeHard == def.MinFreeHard && sc.MinFreeHardPercent == def.MinFreeHardPercent && sc.Reserve == def.Reserve {
+		sc.MinFreeSoft, sc.MinFreeSoftPercent, sc.MinFreeHard, sc.MinFreeHardPercent, sc.Reserve = 256<<20, 0, 64<<20, 0, 32<<20
+	}
+	return cfg
+}
+
 // FastTimings returns cfg with the schedule, suite and limits shrunk so a
 // qualifying → race → weights cycle takes seconds on a devnet.
 func FastTimings(cfg config.Config) config.Config {
@@ -157,6 +170,9 @@ type Arena struct {
 
 	servers []*episode.Server
 	lns     []net.Listener
+
+	closeOnce sync.Once
+	closeErr  error
 	late    []lateAxon
 	log     zerolog.Logger
 }
@@ -206,7 +222,7 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
-	cfg := opts.Config
+	cfg := DevStore(opts.Config)
 	if !opts.KeepTimings {
 		cfg = FastTimings(cfg)
 	}
@@ -434,16 +450,21 @@ func (a *Arena) arrive(ctx context.Context, l lateAxon) error {
 }
 
 // Close stops everything Start opened.
-func (a *Arena) Close() {
-	for _, st := range a.Stacks {
-		st.Close()
-	}
-	for _, ln := range a.lns {
-		_ = ln.Close()
-	}
-	if a.Devnet != nil {
-		_ = a.Devnet.Close()
-	}
+func (a *Arena) Close() error {
+	a.closeOnce.Do(func() {
+		var errs []error
+		for _, st := range a.Stacks {
+			errs = append(errs, st.Close())
+		}
+		for _, ln := range a.lns {
+			_ = ln.Close()
+		}
+		if a.Devnet != nil {
+			_ = a.Devnet.Close()
+		}
+		a.closeErr = errors.Join(errs...)
+	})
+	return a.closeErr
 }
 
 // homeMarker marks a directory as `arena dev`'s home.

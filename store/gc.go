@@ -8,11 +8,32 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Run is the value-log GC loop: every GCInterval it runs GCOnce. A failed
-// cycle is logged and the loop goes on. Run returns nil once ctx is done.
-// In-memory and read-only stores have no value log to collect; Run then just
-// waits for ctx.
+// Run runs the store's background work until ctx is done: the value-log
+// GC loop and, for a directory store with SpaceLimits, the free-space
+// guard. It returns nil once ctx is done, or the guard's error once free
+// space fell under the hard limit or the directory vanished: the process
+// should then shut down (writes have stopped).
 func (s *Store) Run(ctx context.Context) error {
+	if !s.opts.guarded() {
+		return s.runGC(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		_ = s.runGC(ctx)
+	}()
+	err := s.runSpaceGuard(ctx)
+	cancel()
+	<-gcDone
+	return err
+}
+
+// runGC is the value-log GC loop: every GCInterval it runs GCOnce. A
+// failed cycle is logged and the loop goes on. In-memory and read-only
+// stores have no value log to collect; it then just waits for ctx.
+func (s *Store) runGC(ctx context.Context) error {
 	if s.opts.InMemory || s.opts.ReadOnly {
 		s.log.Debug().Msg("value-log GC disabled (in-memory or read-only store)")
 		<-ctx.Done()

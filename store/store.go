@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
@@ -25,6 +26,9 @@ const (
 	DefaultGCInterval     = 5 * time.Minute
 	DefaultGCDiscardRatio = 0.5
 )
+
+// valueLogFileSize is the size at which Badger starts a new value-log file.
+const valueLogFileSize = 64 << 20
 
 // updateAttempts bounds how often Update runs a transaction that keeps
 // hitting badger.ErrConflict.
@@ -44,6 +48,9 @@ var (
 	// ErrNotEmpty is returned (wrapped) by Restore when the target directory
 	// already holds files.
 	ErrNotEmpty = errors.New("directory is not empty")
+	// ErrCorrupt is returned (wrapped, with the file named) when a table or
+	// value fails its checksum.
+	ErrCorrupt = errors.New("data corrupt")
 )
 
 // Options configures Open. Zero values take the defaults noted.
@@ -64,6 +71,11 @@ type Options struct {
 	// default (256 MB). One sequential scan (an export) gains nothing
 	// from a cache, so it sets a small one to bound memory.
 	BlockCacheSize int64
+	// Space sets the free-space guard of a writable directory store; the
+	// zero value disables it.
+	Space SpaceLimits
+	// WriteFaults, if set, can fail any commit (tests).
+	WriteFaults WriteFaults
 }
 
 func (o Options) withDefaults() Options {
@@ -72,6 +84,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GCDiscardRatio == 0 {
 		o.GCDiscardRatio = DefaultGCDiscardRatio
+	}
+	if o.Space.Interval == 0 {
+		o.Space.Interval = DefaultSpaceInterval
 	}
 	return o
 }
@@ -89,7 +104,7 @@ func (o Options) validate() error {
 	case o.GCDiscardRatio <= 0 || o.GCDiscardRatio >= 1:
 		return fmt.Errorf("store: GC discard ratio %v must be in (0,1)", o.GCDiscardRatio)
 	}
-	return nil
+	return o.Space.validate()
 }
 
 // label names the store in errors: "store DIR".
@@ -108,6 +123,12 @@ type Store struct {
 
 	gcRuns     prometheus.Counter
 	gcRewrites prometheus.Counter
+	freeBytes  prometheus.Gauge
+	fsBytes    prometheus.Gauge
+	spaceLevel prometheus.Gauge
+
+	space  spaceState
+	faults *faultLog
 
 	// Test hooks for the GC loop: newTicker replaces time.NewTicker, and
 	// afterGC observes each cycle's outcome.
@@ -142,6 +163,21 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 			return nil, fmt.Errorf("%s: empty directory, no arena data to read", opts.label())
 		}
 	}
+	var identity dirIdentity
+	if !opts.ReadOnly && !opts.InMemory {
+		if err := checkWritableDir(opts.Dir, opts.label()); err != nil {
+			return nil, err
+		}
+		var err error
+		if identity, err = identify(opts.Dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", opts.label(), err)
+		}
+	}
+	if opts.guarded() {
+		if _, err := prepareSpace(opts); err != nil {
+			return nil, err
+		}
+	}
 	db, err := openBadger(opts, parent)
 	if err != nil {
 		return nil, err
@@ -162,11 +198,25 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 			Name: "arena_store_gc_rewrites_total",
 			Help: "Badger value-log files rewritten by GC.",
 		}),
+		freeBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "arena_store_free_bytes",
+			Help: "Bytes available on the data directory's filesystem, as the free-space guard last read them.",
+		}),
+		fsBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "arena_store_filesystem_bytes",
+			Help: "Size of the data directory's filesystem.",
+		}),
+		spaceLevel: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "arena_store_space_level",
+			Help: "Free-space level of the data directory: 0 ok, 1 under the soft limit (no new work), 2 under the hard limit (writes stopped).",
+		}),
+		faults: newFaultLog(log),
 		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
 			t := time.NewTicker(d)
 			return t.C, t.Stop
 		},
 	}
+	s.space.identity = identity
 	if reg != nil {
 		var done []prometheus.Collector
 		size := func(kind string, pick func(lsm, vlog int64) int64) prometheus.Collector {
@@ -177,7 +227,11 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 		}
 		sizeLSM := size("lsm", func(lsm, _ int64) int64 { return lsm })
 		sizeVlog := size("vlog", func(_, vlog int64) int64 { return vlog })
-		for _, c := range []prometheus.Collector{s.gcRuns, s.gcRewrites, sizeLSM, sizeVlog} {
+		collectors := []prometheus.Collector{s.gcRuns, s.gcRewrites, sizeLSM, sizeVlog, s.faults.errors}
+		if opts.guarded() {
+			collectors = append(collectors, s.freeBytes, s.fsBytes, s.spaceLevel)
+		}
+		for _, c := range collectors {
 			if err := reg.Register(c); err != nil {
 				for _, d := range done {
 					reg.Unregister(d)
@@ -199,6 +253,16 @@ func openBadger(opts Options, log zerolog.Logger) (*badger.DB, error) {
 		WithInMemory(opts.InMemory).
 		WithReadOnly(opts.ReadOnly).
 		WithMetricsEnabled(false).
+		// Every table's checksum is verified when the table is opened (every
+		// Open, so every reader), every block's when it is read, and every
+		// value-log entry's: bit rot is an error naming the file, never a
+		// shorter iteration.
+		WithChecksumVerificationMode(options.OnTableAndBlockRead).
+		WithVerifyValueChecksum(true).
+		// Value-log files are created as sparse files of twice this size
+		// and preallocated by the free-space guard; Badger's 1 GiB default
+		// would reserve 2 GiB for values that are almost never that large.
+		WithValueLogFileSize(valueLogFileSize).
 		WithLogger(newBadgerLogger(log))
 	if opts.BlockCacheSize > 0 {
 		bopts = bopts.WithBlockCacheSize(opts.BlockCacheSize)
@@ -210,6 +274,9 @@ func openBadger(opts Options, log zerolog.Logger) (*badger.DB, error) {
 		}
 		if opts.ReadOnly && strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error()) {
 			return nil, fmt.Errorf("%s: %w", opts.label(), ErrNeedsRecovery)
+		}
+		if isChecksumError(err) {
+			return nil, corruptError(opts.label(), err)
 		}
 		return nil, fmt.Errorf("%s: open: %w", opts.label(), err)
 	}
@@ -299,8 +366,18 @@ func initSchema(db *badger.DB, opts Options) error {
 }
 
 // Close closes the database. Calling it again returns the first result.
+// When the directory vanished under the store, Badger is not closed: its
+// final flush would retry forever. What was committed is in its log, which
+// the next Open replays.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.space.mu.Lock()
+		gone := s.space.gone
+		s.space.mu.Unlock()
+		if gone != "" {
+			s.closeErr = fmt.Errorf("%s: not closed: %s (committed writes are in its log, replayed at the next start)", s.opts.label(), gone)
+			return
+		}
 		if err := s.db.Close(); err != nil {
 			s.closeErr = fmt.Errorf("%s: close: %w", s.opts.label(), err)
 		}
@@ -312,11 +389,19 @@ func (s *Store) Close() error {
 // nil; otherwise nothing fn wrote is kept and fn's error is returned as is.
 // When the commit conflicts with a concurrent transaction, fn is run again
 // on a fresh transaction (a bounded number of times), so fn must not have
-// side effects outside txn.
+// side effects outside txn. A commit the disk refuses returns a *WriteError
+// (nothing kept); after the store stopped writing, Update returns
+// ErrWritesStopped without running fn.
 func (s *Store) Update(fn func(txn *badger.Txn) error) error {
+	s.space.mu.Lock()
+	stopped := s.space.stopped
+	s.space.mu.Unlock()
+	if stopped != nil {
+		return stopped
+	}
 	var err error
 	for range updateAttempts {
-		err = s.db.Update(fn)
+		err = s.update(fn)
 		if !errors.Is(err, badger.ErrConflict) {
 			return err
 		}
@@ -324,7 +409,49 @@ func (s *Store) Update(fn func(txn *badger.Txn) error) error {
 	return fmt.Errorf("%s: transaction still conflicting after %d attempts: %w", s.opts.label(), updateAttempts, err)
 }
 
+func (s *Store) update(fn func(txn *badger.Txn) error) error {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	if err := fn(txn); err != nil {
+		return err
+	}
+	if s.opts.WriteFaults != nil {
+		if err := s.opts.WriteFaults.BeforeCommit(); err != nil {
+			return s.faults.failure(s.opts.label(), err)
+		}
+	}
+	switch err := txn.Commit(); {
+	case err == nil:
+		s.faults.success()
+		return nil
+	case errors.Is(err, badger.ErrConflict), errors.Is(err, badger.ErrReadOnlyTxn), errors.Is(err, badger.ErrDBClosed):
+		return err
+	default:
+		return s.faults.failure(s.opts.label(), err)
+	}
+}
+
+// Verify checks the checksum of every block of every table, and returns
+// an error naming the first corrupt file.
+func (s *Store) Verify() error {
+	if err := s.db.VerifyChecksum(); err != nil {
+		return corruptError(s.opts.label(), err)
+	}
+	return nil
+}
+
 // View runs fn in a read-only transaction over a consistent snapshot.
 func (s *Store) View(fn func(txn *badger.Txn) error) error {
 	return s.db.View(fn)
+}
+
+// isChecksumError recognises Badger's checksum failures, which it reports
+// as text ("checksum mismatch", "checksum validation failed for table").
+func isChecksumError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "checksum") || strings.Contains(msg, "Checksum")
+}
+
+func corruptError(label string, err error) error {
+	return fmt.Errorf("%s: %w: %v (restore the last backup, see docs/operations.md)", label, ErrCorrupt, err)
 }

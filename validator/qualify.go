@@ -21,7 +21,7 @@ import (
 // a time.
 func (v *Validator) scheduleQualifying(ctx context.Context, block uint64) {
 	meta, _, self := v.snapshot()
-	if meta == nil {
+	if meta == nil || v.storeBlocksNewWork() {
 		return
 	}
 	var due []records.Miner
@@ -122,7 +122,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		clusters[i] = problems[i].Cluster
 	}
 	if err := v.opts.Ledger.MarkExposed(clusters, []string{hotkey}, max(block, 1)); err != nil {
-		log.Error().Err(err).Msg("qualifying: record exposure")
+		storeError(log, err, "qualifying: record exposure")
 		return
 	}
 	log.Info().Int("problems", len(problems)).Msg("qualifying started")
@@ -139,7 +139,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	}
 	eps := v.episodes(trs, problems, records.Qualifying, 0, hotkey, block)
 	if err := v.storeEpisodes(eps); err != nil {
-		log.Error().Err(err).Msg("qualifying: store episodes")
+		storeError(log, err, "qualifying: store episodes")
 		return
 	}
 	verdicts := make([]records.Verdict, len(eps))
@@ -156,7 +156,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		v.m.void.WithLabelValues("qualifying").Inc()
 		log.Warn().Msg("qualifying void: no llm judge model answered (judge.on_unavailable: void); retrying later")
 		if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.putVerdicts(txn, verdicts) }); err != nil {
-			log.Error().Err(err).Msg("qualifying: store verdicts")
+			storeError(log, err, "qualifying: store verdicts")
 		}
 		v.deferRetry(m.UID)
 		return
@@ -191,7 +191,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		return v.rec.PutMiner(txn, &rec)
 	})
 	if err != nil {
-		log.Error().Err(err).Msg("qualifying: store result")
+		storeError(log, err, "qualifying: store result")
 		return
 	}
 	v.mu.Lock()

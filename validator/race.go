@@ -51,6 +51,9 @@ func (v *Validator) scheduleRace(ctx context.Context, block uint64) {
 	if inFlight > 0 && block < window+v.opts.RaceEveryBlocks/2 {
 		return
 	}
+	if v.storeBlocksNewWork() {
+		return
+	}
 	v.startRaceWork(func() { v.runRace(ctx, window, block) })
 }
 
@@ -136,7 +139,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 			s.LastWindow = window
 			return v.rec.PutState(txn, s)
 		}); err != nil {
-			v.log.Error().Err(err).Msg("race: store window")
+			storeError(v.log, err, "race: store window")
 		}
 		return
 	}
@@ -202,7 +205,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		return v.rec.PutState(txn, s)
 	})
 	if err != nil {
-		v.log.Error().Err(err).Msg("race: record start")
+		storeError(v.log, err, "race: record start")
 		return
 	}
 	v.m.setPhase("running")
@@ -251,7 +254,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		cur.Phase = records.PhaseJudging
 		return v.rec.PutRace(txn, &cur)
 	}); err != nil {
-		log.Error().Err(err).Msg("race: enter judging")
+		storeError(log, err, "race: enter judging")
 		return
 	}
 	v.finishRace(ctx, rc.ID)
@@ -303,7 +306,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 				return
 			}
 			if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.rec.PutVerdict(txn, &vds[i]) }); err != nil {
-				log.Error().Err(err).Msg("race: store verdict")
+				storeError(log, err, "race: store verdict")
 				return
 			}
 		}
@@ -403,7 +406,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		return v.rec.PutState(txn, s)
 	})
 	if err != nil {
-		log.Error().Err(err).Msg("race: apply results")
+		storeError(log, err, "race: apply results")
 		return
 	}
 	v.m.races.WithLabelValues(string(out.Outcome)).Inc()
@@ -441,7 +444,7 @@ func (v *Validator) voidRace(log zerolog.Logger, rc records.Race) {
 		return v.rec.PutState(txn, s)
 	})
 	if err != nil {
-		log.Error().Err(err).Msg("race: store void race")
+		storeError(log, err, "race: store void race")
 		return
 	}
 	v.m.races.WithLabelValues(string(race.Void)).Inc()

@@ -42,6 +42,8 @@ type StackOptions struct {
 	Progress func(stage string, done, total int)
 	// Store, if set, is used instead of opening Config.DataDir (tests).
 	Store *store.Store
+	// WriteFaults is passed to the store Config.DataDir opens (tests).
+	WriteFaults store.WriteFaults
 	// DrawSeed is passed to Options.DrawSeed (tests).
 	DrawSeed func(window uint64) uint64
 }
@@ -101,8 +103,13 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if opts.Store != nil {
 		s.Store = opts.Store
 	} else {
-		s.Store, err = store.Open(store.Options{Dir: cfg.DataDir, GCInterval: cfg.Store.GCInterval.Duration,
-			GCDiscardRatio: cfg.Store.GCDiscardRatio}, log, reg)
+		so := StoreOptions(cfg)
+		so.WriteFaults = opts.WriteFaults
+		s.Store, err = store.Open(so, log, reg)
+		var space *store.SpaceError
+		if errors.As(err, &space) {
+			return nil, fmt.Errorf("%w: free space or move data_dir (limits: store.min_free_soft and store.min_free_soft_percent)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -202,9 +209,22 @@ func (s *Stack) Run(ctx context.Context) error {
 	return g.Wait()
 }
 
+// StoreOptions are the options the validator's store opens with: the data
+// dir, GC and the free-space guard's limits.
+func StoreOptions(cfg config.Config) store.Options {
+	sc := cfg.Store
+	return store.Options{Dir: cfg.DataDir, GCInterval: sc.GCInterval.Duration, GCDiscardRatio: sc.GCDiscardRatio,
+		Space: store.SpaceLimits{
+			SoftBytes: uint64(sc.MinFreeSoft), SoftPercent: sc.MinFreeSoftPercent,
+			HardBytes: uint64(sc.MinFreeHard), HardPercent: sc.MinFreeHardPercent,
+			Reserve: uint64(sc.Reserve),
+		}}
+}
+
 // Close releases the chain connection and the store (if the stack opened
-// it). It is safe on a partly built stack.
-func (s *Stack) Close() {
+// it). It is safe on a partly built stack. Its error is the store's: a
+// close that failed (the caller should exit non-zero).
+func (s *Stack) Close() error {
 	for _, ln := range []net.Listener{s.ln, s.apiLn} {
 		if ln != nil {
 			_ = ln.Close()
@@ -216,8 +236,10 @@ func (s *Stack) Close() {
 	if s.ownStore && s.Store != nil {
 		if err := s.Store.Close(); err != nil {
 			s.log.Error().Err(err).Msg("close store")
+			return err
 		}
 	}
+	return nil
 }
 
 // loadIndex reads or generates the catalog and builds its search index.

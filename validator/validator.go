@@ -192,7 +192,27 @@ func (v *Validator) Ready() (bool, []string) {
 	if !v.synced.Load() {
 		why = append(why, "first metagraph sync not done")
 	}
+	why = append(why, v.opts.Store.Problems()...)
 	return len(why) == 0, why
+}
+
+// storeBlocksNewWork reports whether the store has a problem (free space
+// under the soft limit, failing writes) that holds back new races and
+// qualifying runs; the store logs the problem itself when it starts and
+// ends. Work in flight goes on.
+func (v *Validator) storeBlocksNewWork() bool {
+	return len(v.opts.Store.Problems()) > 0
+}
+
+// storeError logs a failed store operation. A disk failure the store has
+// already logged (once per kind) is logged at debug only, so that a full
+// disk does not add an error line per block.
+func storeError(log zerolog.Logger, err error, what string) {
+	ev := log.Error()
+	if store.IsWriteError(err) {
+		ev = log.Debug()
+	}
+	ev.Err(err).Msg(what)
 }
 
 // ReadyC is closed once the validator is first ready (see Ready).
@@ -254,7 +274,7 @@ func (v *Validator) onHead(ctx context.Context, h chain.Head) {
 	if err := v.opts.Store.Update(func(txn *badger.Txn) error {
 		return v.rec.PutCursor(txn, records.Cursor{Block: h.Number, Hash: h.Hash.Hex()})
 	}); err != nil {
-		v.log.Error().Err(err).Msg("store: write chain cursor")
+		storeError(v.log, err, "store: write chain cursor")
 	}
 	if needSync {
 		if err := v.sync(ctx, h.Number); err != nil {

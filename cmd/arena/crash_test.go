@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -37,10 +36,7 @@ const childEnv = "ARENATEST_RUN_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := run(ctx, append([]string{"arena"}, os.Args[1:]...), os.Stdout, os.Stderr, os.Environ())
-		stop()
-		os.Exit(code)
+		os.Exit(runProcess(append([]string{"arena"}, os.Args[1:]...), os.Stdout, os.Stderr, os.Environ(), os.Exit))
 	}
 	os.Exit(m.Run())
 }

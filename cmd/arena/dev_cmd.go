@@ -100,6 +100,8 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
+			begin, finish := env.boundShutdown(ctx, log, cfg.ShutdownTimeout.Duration)
+			defer finish()
 			defer a.Close()
 			if a.Replaced {
 				fmt.Fprintf(out, "arena dev: replaced the previous run's data in %s\n", cfg.DataDir)
@@ -109,15 +111,23 @@ func newDevCommand(env *cliEnv) *cli.Command {
 			runCtx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			runErr := make(chan error, 1)
-			go func() { runErr <- a.Run(runCtx) }()
+			go func() {
+				err := a.Run(runCtx)
+				cancel() // a validator that stopped by itself (a full disk) ends the view too
+				runErr <- err
+			}()
 			sum, ferr := a.Follow(runCtx, events, out, int(cmd.Int("races")))
 			cancel()
+			begin()
 			rerr := <-runErr
-			if ferr != nil {
-				return ferr
+			if cerr := a.Close(); rerr == nil {
+				rerr = cerr
 			}
 			if rerr != nil {
 				return rerr
+			}
+			if ferr != nil {
+				return ferr
 			}
 			fmt.Fprintf(out, "\nsummary: %d race(s), %d weights transaction(s)", sum.Races, sum.WeightsTx)
 			if sum.Leader >= 0 {

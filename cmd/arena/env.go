@@ -17,6 +17,9 @@ type cliEnv struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	environ []string
+	// exit ends the process (os.Exit) when a shutdown overruns its bound;
+	// nil, in tests that run the CLI in process, arms no bound.
+	exit func(int)
 }
 
 func (e *cliEnv) globalFlags() []cli.Flag {

@@ -12,6 +12,7 @@ import (
 	"arena/dataset"
 	"arena/store"
 	"arena/suite"
+	"arena/validator"
 	"arena/validator/records"
 )
 
@@ -84,6 +85,9 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			}
 			if cfg.DataDir == "" {
 				return errors.New("export: no data directory: pass --data DIR or set data_dir")
+			}
+			if err := store.CheckFree(cmd.String("out"), validator.StoreOptions(*cfg).Space); err != nil {
+				return fmt.Errorf("export: not started: %w (free space, write elsewhere, or lower store.min_free_soft)", err)
 			}
 			if env.getenv("GOMEMLIMIT") == "" {
 				debug.SetMemoryLimit(dataset.MemoryLimit)

@@ -9,24 +9,31 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v3"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, os.Stdout, os.Stderr, os.Environ())
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(os.Args, os.Stdout, os.Stderr, os.Environ(), os.Exit))
+}
+
+// runProcess is main with the process's signals: the first SIGINT or
+// SIGTERM stops gracefully within shutdown_timeout, a second exits at once.
+func runProcess(args []string, stdout, stderr io.Writer, environ []string, exit func(int)) int {
+	ctx, stop := signalContext(stderr, exit)
+	defer stop()
+	return runWithExit(ctx, args, stdout, stderr, environ, exit)
 }
 
 // run executes the CLI and turns any error into one line on stderr and a
 // non-zero exit code. Tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	env := &cliEnv{stdout: stdout, stderr: stderr, environ: environ}
+	return runWithExit(ctx, args, stdout, stderr, environ, nil)
+}
+
+func runWithExit(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string, exit func(int)) int {
+	env := &cliEnv{stdout: stdout, stderr: stderr, environ: environ, exit: exit}
 	app := newApp(env)
 	if err := app.Run(ctx, args); err != nil {
 		var exit cli.ExitCoder

@@ -58,7 +58,8 @@ func newRunCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer stack.Close()
+			begin, finish := env.boundShutdown(ctx, log, cfg.ShutdownTimeout.Duration)
+			defer finish()
 			logBanner(ctx, log, cfg, signer, stack)
 			schedCtx, stopSched := context.WithCancel(ctx)
 			schedDone := make(chan struct{})
@@ -66,11 +67,17 @@ func newRunCommand(env *cliEnv) *cli.Command {
 				defer close(schedDone)
 				logNextRace(schedCtx, log, stack, cfg.Validator.RaceEveryBlocks)
 			}()
-			defer func() {
-				stopSched()
-				<-schedDone
-			}()
-			return serveWithSystemd(ctx, env, log, stack)
+			err = serveWithSystemd(ctx, env, log, stack)
+			begin()
+			stopSched()
+			<-schedDone
+			if cerr := stack.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			if err == nil && ctx.Err() != nil {
+				log.Info().Msg("shut down cleanly")
+			}
+			return err
 		},
 	}
 }
@@ -217,9 +224,8 @@ func serveWithSystemd(ctx context.Context, env *cliEnv, log zerolog.Logger, stac
 		}
 	}()
 	err := stack.Run(runCtx)
+	_ = notify.Stopping()
 	if ctx.Err() != nil {
-		_ = notify.Stopping()
-		log.Info().Msg("shut down cleanly")
 		return nil
 	}
 	return err

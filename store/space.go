@@ -215,7 +215,13 @@ func preallocateLogs(dir string) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".mem") && !strings.HasSuffix(name, ".vlog") {
+		var writable int64 // how much of the file Badger can write
+		switch {
+		case strings.HasSuffix(name, ".mem"):
+			writable = memTableSize + memTableSize*15/100 + 1<<20
+		case strings.HasSuffix(name, ".vlog"):
+			writable = 2 * valueLogFileSize
+		default:
 			continue
 		}
 		info, err := e.Info()
@@ -223,10 +229,11 @@ func preallocateLogs(dir string) error {
 			continue // deleted since the listing: Badger rotated it
 		}
 		st, ok := info.Sys().(*syscall.Stat_t)
-		if !ok || st.Blocks*512 >= st.Size {
+		target := min(writable, st.Size)
+		if !ok || st.Blocks*512 >= target {
 			continue
 		}
-		if err := allocate(filepath.Join(dir, name), st.Size); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := allocate(filepath.Join(dir, name), target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("allocate %s: %w", name, err)
 		}
 	}

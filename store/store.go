@@ -27,8 +27,16 @@ const (
 	DefaultGCDiscardRatio = 0.5
 )
 
-// valueLogFileSize is the size at which Badger starts a new value-log file.
-const valueLogFileSize = 64 << 20
+// Badger's log sizes. The memtable's write-ahead log is a sparse file of
+// twice memTableSize, of which at most memTableSize plus one batch (15% of
+// it) is ever written; the value log (values over Badger's 1 MiB threshold,
+// which episodes almost never reach) rotates at valueLogFileSize and is
+// created at twice that. The free-space guard allocates what can be
+// written, so a smaller value log reserves less.
+const (
+	memTableSize     = 64 << 20
+	valueLogFileSize = 16 << 20
+)
 
 // updateAttempts bounds how often Update runs a transaction that keeps
 // hitting badger.ErrConflict.
@@ -253,19 +261,25 @@ func openBadger(opts Options, log zerolog.Logger) (*badger.DB, error) {
 		WithInMemory(opts.InMemory).
 		WithReadOnly(opts.ReadOnly).
 		WithMetricsEnabled(false).
-		// Every table's checksum is verified when the table is opened (every
-		// Open, so every reader), every block's when it is read, and every
-		// value-log entry's: bit rot is an error naming the file, never a
+		// Every table was verified before Badger opens it (verifyTables);
+		// from then on each block is verified as it is read, and every
+		// value-log entry: bit rot is an error naming the file, never a
 		// shorter iteration.
-		WithChecksumVerificationMode(options.OnTableAndBlockRead).
+		WithChecksumVerificationMode(options.OnBlockRead).
 		WithVerifyValueChecksum(true).
-		// Value-log files are created as sparse files of twice this size
-		// and preallocated by the free-space guard; Badger's 1 GiB default
-		// would reserve 2 GiB for values that are almost never that large.
+		// Both logs are preallocated by the free-space guard (see
+		// preallocateLogs); Badger's 1 GiB value-log default would reserve
+		// 2 GiB for values that are almost never that large.
 		WithValueLogFileSize(valueLogFileSize).
+		WithMemTableSize(memTableSize).
 		WithLogger(newBadgerLogger(log))
 	if opts.BlockCacheSize > 0 {
 		bopts = bopts.WithBlockCacheSize(opts.BlockCacheSize)
+	}
+	if !opts.InMemory {
+		if err := verifyTables(opts.Dir, opts.label()); err != nil {
+			return nil, err
+		}
 	}
 	db, err := badger.Open(bopts)
 	if err != nil {
@@ -434,10 +448,10 @@ func (s *Store) update(fn func(txn *badger.Txn) error) error {
 // Verify checks the checksum of every block of every table, and returns
 // an error naming the first corrupt file.
 func (s *Store) Verify() error {
-	if err := s.db.VerifyChecksum(); err != nil {
-		return corruptError(s.opts.label(), err)
+	if s.opts.InMemory {
+		return nil
 	}
-	return nil
+	return verifyTables(s.opts.Dir, s.opts.label())
 }
 
 // View runs fn in a read-only transaction over a consistent snapshot.

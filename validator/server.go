@@ -179,11 +179,13 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 
 // Status is /api/v1/status.
 type Status struct {
-	Validator   string              `json:"validator"`
-	Hotkey      string              `json:"hotkey"`
-	UID         int                 `json:"uid"`
-	Netuid      uint16              `json:"netuid"`
-	Ready       bool                `json:"ready"`
+	Validator string `json:"validator"`
+	Hotkey    string `json:"hotkey"`
+	UID       int    `json:"uid"`
+	Netuid    uint16 `json:"netuid"`
+	Ready     bool   `json:"ready"`
+	// NotReady says why the validator is not ready (as /readyz does).
+	NotReady    []string            `json:"not_ready,omitempty"`
 	HeadBlock   uint64              `json:"head_block"`
 	HeadAge     float64             `json:"head_age_seconds"`
 	Phase       string              `json:"phase"`
@@ -209,9 +211,9 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	v.mu.Lock()
 	head, seen, busy := v.head, v.headSeen, v.raceBusy
 	v.mu.Unlock()
-	ready, _ := v.Ready()
+	ready, why := v.Ready()
 	st := Status{Validator: v.opts.Signer.Address.Hex(), Hotkey: v.opts.Signer.Hotkey().SS58(), UID: self,
-		Netuid: v.opts.Netuid, Ready: ready, HeadBlock: head.Number, Phase: "idle", Qualifiers: []race.Qualifying{}}
+		Netuid: v.opts.Netuid, Ready: ready, NotReady: why, HeadBlock: head.Number, Phase: "idle", Qualifiers: []race.Qualifying{}}
 	if !seen.IsZero() {
 		st.HeadAge = time.Since(seen).Seconds()
 	}

@@ -151,6 +151,9 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 	ready := "yes"
 	if !st.Ready {
 		ready = "no"
+		if len(st.NotReady) > 0 {
+			ready += ": " + strings.Join(st.NotReady, "; ")
+		}
 	}
 	fmt.Fprintf(tw, "validator\t%s (uid %d, netuid %d)\n", st.Validator, st.UID, st.Netuid)
 	fmt.Fprintf(tw, "ready\t%s\n", ready)

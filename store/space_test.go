@@ -371,36 +371,6 @@ func TestCheckFree(t *testing.T) {
 	}
 }
 
-// corruptLargestTable overwrites 64 bytes in the middle of the largest
-// table in dir with random-looking bytes and returns its name.
-func corruptLargestTable(t *testing.T, dir string) string {
-	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(dir, "*.sst"))
-	if err != nil || len(matches) == 0 {
-		t.Fatalf("no table in %s (%v)", dir, err)
-	}
-	var name string
-	var size int64
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Size() > size {
-			name, size = m, fi.Size()
-		}
-	}
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	junk := make([]byte, 64)
-	for i := range junk {
-		junk[i] = byte(i*97 + 13)
-	}
-	if _, err := f.WriteAt(junk, size/2); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Base(name)
-}
-
 func TestCorruptTableIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	s := openAt(t, dir)
@@ -411,7 +381,7 @@ func TestCorruptTableIsAnError(t *testing.T) {
 		t.Fatalf("Verify on a sound store: %v", err)
 	}
 	mustClose(t, s) // flushes the memtable into a table
-	table := corruptLargestTable(t, dir)
+	table := diskfault.CorruptLargestTable(t, dir)
 	for _, ro := range []bool{false, true} {
 		s, err := Open(Options{Dir: dir, ReadOnly: ro}, zerolog.Nop(), nil)
 		if err == nil {

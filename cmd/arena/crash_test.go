@@ -133,7 +133,7 @@ func (p *validatorProcess) waitLine(t *testing.T, what string, timeout time.Dura
 			if !ok {
 				t.Fatalf("%v exited while waiting for %s: %v", p.cmd.Args[1:], what, <-p.done)
 			}
-			if lvl, _ := m["level"].(string); lvl == "error" || lvl == "warn" {
+			if lvl, _ := m["level"].(string); lvl == "error" || lvl == "warn" || m["raw"] == true {
 				t.Logf("%s %s: %v", p.cmd.Args[len(p.cmd.Args)-1], lvl, m)
 			}
 			if match(m) {
@@ -196,33 +196,11 @@ func TestCrashRestart(t *testing.T) {
 	})
 
 	dir := t.TempDir()
-	keys := filepath.Join(dir, "keys")
-	if _, err := writeDevKeys(keys, a.Devnet); err != nil {
-		t.Fatal(err)
-	}
-	val := a.Devnet.ByRole("validator")[0]
 	data := filepath.Join(dir, "data")
-	cfg := a.Config
-	cfgPath := filepath.Join(dir, "arena.yaml")
-	yaml := fmt.Sprintf(`data_dir: %s
-log: {level: info, format: json}
-chain: {url: %q, chain_id: %d, netuid: %d, tempo: %d}
-keystore: {dir: %s, address: %q, password_file: %s}
-metrics: {listen: "127.0.0.1:0"}
-api: {listen: "127.0.0.1:0"}
-validator: {sync_every_blocks: %d, race_every_blocks: %d, weights_every_blocks: %d, qualifying_problems: %d,
-  race_problems: %d, public_problems: %d, hidden_min_clusters: %d, allow_private_axons: true}
-catalog: {products: %d}
-episode: {step_timeout: 10s, episode_timeout: 60s}
-# Every miner qualifies, so every window races whatever the leader's
-# score: the last start below must see a race decided.
-race: {floor: 0, ratio_start: 0, ratio_floor: 0}
-`, data, cfg.Chain.URL, cfg.Chain.ChainID, cfg.Chain.Netuid, cfg.Chain.Tempo, keys, val.Address.Hex(), filepath.Join(keys, "password"),
-		cfg.Validator.SyncEveryBlocks, cfg.Validator.RaceEveryBlocks, cfg.Validator.WeightsEveryBlocks, cfg.Validator.QualifyingProblems,
-		cfg.Validator.RaceProblems, cfg.Validator.PublicProblems, cfg.Validator.HiddenMinClusters, cfg.Catalog.Products)
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// Every miner qualifies, so every window races whatever the leader's
+	// score: the last start below must see a race decided.
+	cfgPath := writeRunConfig(t, a, dir, data, "race: {floor: 0, ratio_start: 0, ratio_floor: 0}\n")
+	val := a.Devnet.ByRole("validator")[0]
 
 	// 1. Mid-race: episodes in flight.
 	var firstRace uint64
@@ -549,4 +527,40 @@ func testSeed(t *testing.T) uint64 {
 	}
 	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
 	return seed
+}
+
+// writeRunConfig writes dir/arena.yaml for an `arena run` child validating
+// on the dev arena a (started with ChainOnly): its keys in dir/keys, its data
+// in data, listeners on free ports, the arena's timings, and small
+// free-space limits (the disk-fault tests set their own in extra). extra
+// YAML is appended; a key there must not repeat one above.
+func writeRunConfig(t *testing.T, a *devarena.Arena, dir, data, extra string) string {
+	t.Helper()
+	keys := filepath.Join(dir, "keys")
+	if _, err := writeDevKeys(keys, a.Devnet); err != nil {
+		t.Fatal(err)
+	}
+	val := a.Devnet.ByRole("validator")[0]
+	cfg := a.Config
+	cfgPath := filepath.Join(dir, "arena.yaml")
+	yaml := fmt.Sprintf(`data_dir: %q
+log: {level: info, format: json}
+chain: {url: %q, chain_id: %d, netuid: %d, tempo: %d}
+keystore: {dir: %q, address: %q, password_file: %q}
+metrics: {listen: "127.0.0.1:0"}
+api: {listen: "127.0.0.1:0"}
+validator: {sync_every_blocks: %d, race_every_blocks: %d, weights_every_blocks: %d, qualifying_problems: %d,
+  race_problems: %d, public_problems: %d, hidden_min_clusters: %d, allow_private_axons: true}
+catalog: {products: %d}
+episode: {step_timeout: 10s, episode_timeout: 60s}
+`, data, cfg.Chain.URL, cfg.Chain.ChainID, cfg.Chain.Netuid, cfg.Chain.Tempo, keys, val.Address.Hex(), filepath.Join(keys, "password"),
+		cfg.Validator.SyncEveryBlocks, cfg.Validator.RaceEveryBlocks, cfg.Validator.WeightsEveryBlocks, cfg.Validator.QualifyingProblems,
+		cfg.Validator.RaceProblems, cfg.Validator.PublicProblems, cfg.Validator.HiddenMinClusters, cfg.Catalog.Products)
+	if !strings.Contains(extra, "store:") {
+		yaml += "store: {min_free_soft: 256MiB, min_free_soft_percent: 0, min_free_hard: 64MiB, min_free_hard_percent: 0, reserve: 32MiB}\n"
+	}
+	if err := os.WriteFile(cfgPath, []byte(yaml+extra), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath
 }

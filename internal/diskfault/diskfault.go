@@ -121,3 +121,33 @@ func (f *FS) Unmount(t *testing.T) {
 		t.Fatalf("unmount: %v", err)
 	}
 }
+
+// CorruptLargestTable overwrites 64 bytes in the middle of the largest
+// Badger table (*.sst) in dir, as bit rot would, and returns its name.
+func CorruptLargestTable(t *testing.T, dir string) string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil || len(matches) == 0 {
+		t.Fatalf("no table in %s (%v)", dir, err)
+	}
+	var name string
+	var size int64
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.Size() > size {
+			name, size = m, fi.Size()
+		}
+	}
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	junk := make([]byte, 64)
+	for i := range junk {
+		junk[i] = byte(i*97 + 13)
+	}
+	if _, err := f.WriteAt(junk, size/2); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Base(name)
+}

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"context"
+	"io"
 	"math/big"
 	"net"
 	"net/netip"
@@ -103,6 +104,10 @@ type harnessOptions struct {
 	headBuffer int
 	// edit adjusts the validator's options.
 	edit func(*Options)
+	// storeFaults is passed to the store (write-fault tests).
+	storeFaults store.WriteFaults
+	// logs, if set, also receives the validator's log lines (all levels).
+	logs io.Writer
 }
 
 // harness is a validator on a fake chain with a real store, ledger,
@@ -130,7 +135,7 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	t.Helper()
 	ts := loadTestSuite(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := store.Open(store.Options{Dir: t.TempDir()}, zerolog.Nop(), nil)
+	st, err := store.Open(store.Options{Dir: t.TempDir(), WriteFaults: ho.storeFaults}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +208,11 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	if ho.edit != nil {
 		ho.edit(&opts)
 	}
-	if h.v, err = New(opts, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel), h.reg); err != nil {
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)
+	if ho.logs != nil {
+		log = zerolog.New(zerolog.MultiLevelWriter(ho.logs, zerolog.NewTestWriter(t)))
+	}
+	if h.v, err = New(opts, log, h.reg); err != nil {
 		t.Fatal(err)
 	}
 	return h

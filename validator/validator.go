@@ -279,7 +279,11 @@ func (v *Validator) onHead(ctx context.Context, h chain.Head) {
 	if needSync {
 		if err := v.sync(ctx, h.Number); err != nil {
 			if ctx.Err() == nil {
-				v.log.Warn().Err(err).Uint64("block", h.Number).Msg("metagraph sync failed; retrying next block")
+				ev := v.log.Warn()
+				if store.IsWriteError(err) {
+					ev = v.log.Debug() // the store logged the disk fault once
+				}
+				ev.Err(err).Uint64("block", h.Number).Msg("metagraph sync failed; retrying next block")
 			}
 			return
 		}

@@ -173,8 +173,8 @@ type Arena struct {
 
 	closeOnce sync.Once
 	closeErr  error
-	late    []lateAxon
-	log     zerolog.Logger
+	late      []lateAxon
+	log       zerolog.Logger
 }
 
 // lateAxon is a miner's axon announcement held back until a block.

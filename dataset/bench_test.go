@@ -175,12 +175,12 @@ func TestMain(m *testing.M) {
 
 // childResult is what TestExportChildProcess prints.
 type childResult struct {
-	Rows       int     `json:"rows"`
-	Seconds    float64 `json:"seconds"`
+	Rows    int     `json:"rows"`
+	Seconds float64 `json:"seconds"`
 	// OpenSeconds is store.Open's time: every table's checksums verified.
 	OpenSeconds float64 `json:"open_seconds"`
-	CPUSeconds float64 `json:"cpu_seconds"`
-	PeakRSSKB  int64   `json:"peak_rss_kb"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	PeakRSSKB   int64   `json:"peak_rss_kb"`
 	// At the end of the export: anonymous and file-backed (mmapped
 	// Badger tables) resident memory, and the Go heap's peak footprint.
 	RSSAnonKB int64  `json:"rss_anon_kb"`

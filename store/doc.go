@@ -64,6 +64,18 @@
 // a bounded number of times; an error from the callback discards every write
 // in it. View runs a read-only snapshot.
 //
+// # Disk space and faults
+//
+// A writable directory store opened with SpaceLimits runs a free-space
+// guard in Run (space.go): under the soft limit Problems reports it (the
+// validator starts no new work); under the hard limit, or when the
+// directory vanishes, writes stop and Run returns the error, so the process
+// ends before Badger writes into a memory-mapped page the disk cannot back
+// (SIGBUS). Open refuses a read-only filesystem or one already under the
+// soft limit. A commit the disk refuses is a *WriteError (faults.go),
+// logged once per kind. Every table is verified before Badger opens it
+// (verify.go), and blocks as they are read.
+//
 // # Backup and restore
 //
 // Backup streams Badger's full backup framed with a header (magic, format,

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"arena/config"
 )
@@ -142,6 +143,14 @@ func TestUnitDirectives(t *testing.T) {
 			t.Errorf("[%s] %s= is missing (want %q)", w.section, w.key, w.value)
 		case got != w.value:
 			t.Errorf("[%s] %s=%q, want %q", w.section, w.key, got, w.value)
+		}
+	}
+	// The daemon's own shutdown bound must fire before systemd's SIGKILL,
+	// so that a hung stop is reported by the daemon, not hidden by a kill.
+	if stop, ok := u.last("Service", "TimeoutStopSec"); ok {
+		d, err := time.ParseDuration(stop + "s")
+		if err != nil || d <= config.Default().ShutdownTimeout.Duration {
+			t.Errorf("TimeoutStopSec=%s must exceed the default shutdown_timeout %s", stop, config.Default().ShutdownTimeout)
 		}
 	}
 	// ARENA_* variables set in the unit must be real config keys: config
@@ -412,6 +421,10 @@ var dashboardMetrics = []string{
 	"arena_suite_pool_clusters",
 	"arena_store_size_bytes",
 	"arena_store_gc_runs_total",
+	"arena_store_free_bytes",
+	"arena_store_filesystem_bytes",
+	"arena_store_space_level",
+	"arena_store_write_errors_total",
 }
 
 // promqlWords are the functions, aggregations and keywords the dashboard

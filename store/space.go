@@ -140,6 +140,8 @@ type spaceState struct {
 	gone     string // why the directory is no longer the store's, or ""
 	stopped  error  // set once writes stopped; never cleared
 	identity dirIdentity
+	// statFailed is touched only by the guard's goroutine.
+	statFailed bool
 }
 
 // checkWritableDir makes sure dir exists and can be written before Badger
@@ -163,26 +165,22 @@ func checkWritableDir(dir, label string) error {
 
 // prepareSpace runs at a writable Open with limits: it sets the reserve
 // aside and refuses a filesystem already under the soft threshold.
-func prepareSpace(opts Options) (dirIdentity, error) {
-	id, err := identify(opts.Dir)
-	if err != nil {
-		return dirIdentity{}, fmt.Errorf("%s: %w", opts.label(), err)
-	}
+func prepareSpace(opts Options) error {
 	if opts.Space.Reserve > 0 {
 		if err := ensureReserve(filepath.Join(opts.Dir, ReserveFile), opts.Space.Reserve); err != nil {
 			u, _ := statFS(opts.Dir)
-			return id, fmt.Errorf("%s: cannot set aside the %s emergency reserve (%s free): %w",
+			return fmt.Errorf("%s: cannot set aside the %s emergency reserve (%s free): %w",
 				opts.label(), humanize.IBytes(opts.Space.Reserve), humanize.IBytes(u.Free), err)
 		}
 	}
 	u, err := statFS(opts.Dir)
 	if err != nil {
-		return id, fmt.Errorf("%s: read free space: %w", opts.label(), err)
+		return fmt.Errorf("%s: read free space: %w", opts.label(), err)
 	}
 	if soft := opts.Space.soft(u.Total); u.Free < soft {
-		return id, &SpaceError{Label: opts.label(), Free: u.Free, Limit: soft, Level: SpaceLow}
+		return &SpaceError{Label: opts.label(), Free: u.Free, Limit: soft, Level: SpaceLow}
 	}
-	return id, nil
+	return nil
 }
 
 // ensureReserve makes path a fully allocated file of size bytes.
@@ -265,9 +263,13 @@ func (s *Store) checkSpace() error {
 	allocErr := preallocateLogs(s.opts.Dir)
 	u, err := statFS(s.opts.Dir)
 	if err != nil {
-		s.log.Warn().Err(err).Msg("free space: statfs failed")
+		if !s.space.statFailed {
+			s.log.Warn().Err(err).Msg("free space: statfs failed; retrying every check")
+		}
+		s.space.statFailed = true
 		return nil
 	}
+	s.space.statFailed = false
 	s.freeBytes.Set(float64(u.Free))
 	s.fsBytes.Set(float64(u.Total))
 	soft, hard := s.opts.Space.soft(u.Total), s.opts.Space.hard(u.Total)

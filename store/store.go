@@ -182,7 +182,7 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 		}
 	}
 	if opts.guarded() {
-		if _, err := prepareSpace(opts); err != nil {
+		if err := prepareSpace(opts); err != nil {
 			return nil, err
 		}
 	}

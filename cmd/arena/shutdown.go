@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -57,7 +58,7 @@ func (e *cliEnv) boundShutdown(ctx context.Context, log zerolog.Logger, limit ti
 		return func() {}, func() {}
 	}
 	started, finished := make(chan struct{}), make(chan struct{})
-	var beginOnce, finishOnce bool
+	var beginOnce, finishOnce sync.Once
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -69,23 +70,13 @@ func (e *cliEnv) boundShutdown(ctx context.Context, log zerolog.Logger, limit ti
 		defer t.Stop()
 		select {
 		case <-t.C:
-			log.Error().Dur("shutdown_timeout", limit).
+			log.Error().Dur("shutdown_timeout_ms", limit).
 				Msg("shutdown did not finish within shutdown_timeout (the store's close hung or the disk is gone): exiting 1; the next start recovers from Badger's log")
 			e.exit(1)
 		case <-finished:
 		}
 	}()
-	begin = func() {
-		if !beginOnce {
-			beginOnce = true
-			close(started)
-		}
-	}
-	finish = func() {
-		if !finishOnce {
-			finishOnce = true
-			close(finished)
-		}
-	}
+	begin = func() { beginOnce.Do(func() { close(started) }) }
+	finish = func() { finishOnce.Do(func() { close(finished) }) }
 	return begin, finish
 }

@@ -3,9 +3,11 @@ package validator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,23 +21,33 @@ import (
 	"arena/validator/records"
 )
 
-// templater plays the reference agent but replaces every think with one
-// sentence that only swaps in the first product id of the last result:
-// the same reasoning on every step of every problem.
+// templater plays the reference agent but replaces every think with the
+// one line a templated miner writes: it cites the first two products of
+// the last result and a price, compares them and names a word of the
+// query, so each think alone passes every gate of the ladder; only the
+// run shows it is the same sentence on every step of every problem.
 type templater struct{ episode.Agent }
 
 func (a templater) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
 	act, err := a.Agent.Step(ctx, v)
-	id := "none"
+	var hits []struct {
+		ID    string  `json:"product_id"`
+		Price float64 `json:"price"`
+	}
 	if n := len(v.History); n > 0 && len(v.History[n-1].Results) > 0 {
-		var hits []struct {
-			ID string `json:"product_id"`
-		}
-		if json.Unmarshal(v.History[n-1].Results[0].Result, &hits) == nil && len(hits) > 0 {
-			id = hits[0].ID
+		_ = json.Unmarshal(v.History[n-1].Results[0].Result, &hits)
+	}
+	word := ""
+	for _, w := range strings.Fields(v.Query) {
+		if len(w) > len(word) {
+			word = strings.Trim(w, ",.?!")
 		}
 	}
-	act.Think = "I looked at the results carefully and product " + id + " is the best match for the request, better than the others."
+	if len(hits) < 2 {
+		act.Think = "Searching for the " + word + " now."
+		return act, err
+	}
+	act.Think = fmt.Sprintf("Product %s costs %.2f, cheaper than %s, so it fits the %s request.", hits[0].ID, hits[0].Price, hits[1].ID, word)
 	return act, err
 }
 
@@ -90,6 +102,7 @@ func TestTemplatedRunsCapped(t *testing.T) {
 			o.Race.Floor, o.Race.RatioStart, o.Race.RatioFloor = 0, 0, 0
 		}})
 	h.run(1, 15)
+	capped := 0
 	for _, kind := range []records.Kind{records.Qualifying, records.Racing} {
 		for uid, templated := range map[uint16]bool{1: false, 2: true} {
 			vds := h.verdictsOf(uid, kind)
@@ -104,11 +117,20 @@ func TestTemplatedRunsCapped(t *testing.T) {
 				if templated && vd.Judge.Score > judge.DefaultTemplateCap {
 					t.Errorf("uid %d %s: q %.2f above the cap %.2f", uid, kind, vd.Judge.Score, judge.DefaultTemplateCap)
 				}
+				if templated && vd.Judge.Score == judge.DefaultTemplateCap {
+					capped++
+				}
+				if success := vd.Metrics.ASR(); templated && vd.Final > 0.65*success+1e-12 {
+					t.Errorf("uid %d %s: final %.4f is more than 65%% of its success %.4f", uid, kind, vd.Final, success)
+				}
 				if want := scoring.Final(&vd.Metrics, vd.Judge.Score); math.Abs(vd.Final-want) > 1e-12 {
 					t.Errorf("uid %d %s: final %.4f, want %.4f from q %.2f", uid, kind, vd.Final, want, vd.Judge.Score)
 				}
 			}
 		}
+	}
+	if capped == 0 {
+		t.Error("no templated verdict was at the cap: the template's thinks never scored above it, so the cap was not tested")
 	}
 	if m1, m2 := h.miner(1), h.miner(2); m2.Qualifying.Score >= m1.Qualifying.Score {
 		t.Errorf("templated uid 2 qualified at %.3f, not below the reference miner's %.3f", m2.Qualifying.Score, m1.Qualifying.Score)

@@ -14,9 +14,10 @@ import (
 const (
 	// DefaultTemplateCap is the q a templated run keeps at most (config
 	// judge.template_cap). With c(q) = 0.3 + 0.7·q/0.8
-	// (scoring.Coefficient) it leaves a templated miner 73.75% of its
-	// success; a cap of 0.4 leaves 65%.
-	DefaultTemplateCap = 0.5
+	// (scoring.Coefficient) it leaves a templated miner 65% of its
+	// success (a cap of 0.5 would leave 73.75%), so a template can never
+	// be worth more than two thirds of an answer.
+	DefaultTemplateCap = 0.4
 	// DefaultTemplateShare is the share of a run's thinks that must match
 	// one skeleton, or two together.
 	DefaultTemplateShare = 0.5

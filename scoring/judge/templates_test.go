@@ -284,5 +284,8 @@ func TestEvaluateBatchGroups(t *testing.T) {
 		if inTemplate && (ev.Verdict.Score != DefaultTemplateCap || ev.Final != scoring.Final(&ev.Metrics, DefaultTemplateCap)) {
 			t.Fatalf("case %d: score %v final %v", i, ev.Verdict.Score, ev.Final)
 		}
+		if success := ev.Metrics.ASR(); inTemplate && ev.Final > 0.65*success+1e-12 {
+			t.Fatalf("case %d: templated final %v of success %v, want ≤ 65%%", i, ev.Final, success)
+		}
 	}
 }

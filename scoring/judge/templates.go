@@ -367,6 +367,14 @@ func (d *detector) matches(c int32, sim float64, hit []bool) (int, bool) {
 	for i := range d.thinks {
 		sp := &d.thinks[i]
 		if sp.hash != cs.hash {
+			// A match needs inter ≥ sim·(na+nc−inter) with inter at most
+			// min(na, nc), so the smaller count must reach sim times the
+			// larger: a skeleton much shorter or longer than the
+			// candidate's cannot match (na is known without hashing).
+			if na := max(1, int(sp.n)-2); float64(min(na, nc)) < sim*float64(max(na, nc)) {
+				hit[i] = false
+				continue
+			}
 			inter, na := 0, 0
 			d.cand.stamp++
 			eachShingle(d.toks[sp.from:sp.from+sp.n], func(h uint64) {

@@ -537,3 +537,16 @@ func Coefficient(q float64) float64 {
 func Final(m *Metrics, q float64) float64 {
 	return m.ASR() * Coefficient(q)
 }
+
+// LookupAnswers looks recommended ids up in the catalog, in order; an id
+// the catalog lacks keeps a nil Product (and scores as a wrong item).
+func LookupAnswers(cat *shop.Catalog, ids []string) []Answer {
+	out := make([]Answer, len(ids))
+	for i, id := range ids {
+		out[i].ID = id
+		if p, ok := cat.Product(id); ok {
+			out[i].Product = p
+		}
+	}
+	return out
+}

@@ -29,22 +29,18 @@ func (v *Validator) evaluate(ctx context.Context, e *records.Episode, block uint
 		return records.Verdict{}, fmt.Errorf("episode %s: problem %s is not in the suite", tr.EpisodeID, tr.ProblemID)
 	}
 	start := time.Now()
-	m, err := scoring.Rules(ctx, scoring.Input{
-		Problem: &p, Answers: v.answers(tr), Trajectory: tr, Observed: scoring.ObservedIDs(tr),
-	}, scoring.Options{Titles: v.opts.Titles})
+	ev, err := judge.Evaluate(ctx, v.opts.Judge, judge.Case{Problem: &p, Trajectory: tr, Answers: v.answers(tr)},
+		scoring.Options{Titles: v.opts.Titles})
 	if err != nil {
-		return records.Verdict{}, fmt.Errorf("episode %s: rule metrics: %w", tr.EpisodeID, err)
+		return records.Verdict{}, err
 	}
-	jv, err := v.opts.Judge.Judge(ctx, tr)
-	if err != nil {
-		return records.Verdict{}, fmt.Errorf("episode %s: judge: %w", tr.EpisodeID, err)
-	}
+	m, jv := ev.Metrics, ev.Verdict
 	v.m.judgeSeconds.WithLabelValues(jv.Judge).Observe(time.Since(start).Seconds())
 	v.m.verdicts.WithLabelValues(jv.Judge, strconv.FormatBool(jv.Fallback)).Inc()
 	if len(m.Ungrounded) > 0 && e.Kind == records.Racing {
 		v.compromise(&p, tr, m.Ungrounded, block)
 	}
-	return records.Verdict{EpisodeID: tr.EpisodeID, Metrics: m, Judge: jv, Final: scoring.Final(&m, jv.Score), Block: block}, nil
+	return records.Verdict{EpisodeID: tr.EpisodeID, Metrics: m, Judge: jv, Final: ev.Final, Block: block}, nil
 }
 
 // judgeRun applies the judge's policy to one miner's verdicts in a
@@ -59,16 +55,13 @@ func (v *Validator) judgeRun(kind string, eps []*records.Episode, vds []*records
 	for i, e := range eps {
 		trajs[i] = &e.Trajectory
 	}
-	jvs := make([]*judge.Verdict, len(vds))
+	ms, jvs, finals := make([]*scoring.Metrics, len(vds)), make([]*judge.Verdict, len(vds)), make([]*float64, len(vds))
 	for i, vd := range vds {
-		jvs[i] = &vd.Judge
+		ms[i], jvs[i], finals[i] = &vd.Metrics, &vd.Judge, &vd.Final
 	}
-	f, ok := v.policy.Templates.Apply(trajs, jvs)
+	f, ok := v.policy.ApplyRun(trajs, ms, jvs, finals)
 	if !ok {
 		return f, false
-	}
-	for _, vd := range vds {
-		vd.Final = scoring.Final(&vd.Metrics, vd.Judge.Score)
 	}
 	v.m.templated.WithLabelValues(kind).Inc()
 	return f, true
@@ -95,15 +88,7 @@ func (v *Validator) putVerdicts(txn *badger.Txn, vds []records.Verdict) error {
 
 // answers looks the recommended ids up in the catalog.
 func (v *Validator) answers(tr *episode.Trajectory) []scoring.Answer {
-	cat := v.opts.Tools.Catalog()
-	out := make([]scoring.Answer, len(tr.Recommended))
-	for i, id := range tr.Recommended {
-		out[i].ID = id
-		if p, ok := cat.Product(id); ok {
-			out[i].Product = p
-		}
-	}
-	return out
+	return scoring.LookupAnswers(v.opts.Tools.Catalog(), tr.Recommended)
 }
 
 // compromise marks the problem's cluster compromised: an agent named a

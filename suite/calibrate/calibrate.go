@@ -231,14 +231,7 @@ func (c *Calibrator) play(ctx context.Context, a Agent, problems []suite.Problem
 // success scores a trajectory with the rule metrics (lexical titles,
 // grounding against the trajectory's own observations).
 func (c *Calibrator) success(ctx context.Context, p *suite.Problem, tr *episode.Trajectory) (bool, error) {
-	answers := make([]scoring.Answer, len(tr.Recommended))
-	for i, id := range tr.Recommended {
-		answers[i].ID = id
-		if prod, ok := c.cat.Product(id); ok {
-			answers[i].Product = prod
-		}
-	}
-	m, err := scoring.Rules(ctx, scoring.Input{Problem: p, Answers: answers, Trajectory: tr, Observed: scoring.ObservedIDs(tr)}, scoring.Options{})
+	m, err := scoring.Rules(ctx, scoring.Input{Problem: p, Answers: scoring.LookupAnswers(c.cat, tr.Recommended), Trajectory: tr, Observed: scoring.ObservedIDs(tr)}, scoring.Options{})
 	if err != nil {
 		return false, err
 	}

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"arena/config"
+	"arena/episode"
 	"arena/scoring/race"
 	"arena/scoring/weights"
 )
@@ -17,4 +18,11 @@ func RaceParams(c config.RaceConfig) race.Params {
 func WeightsPolicy(c config.WeightsConfig) weights.Policy {
 	return weights.Policy{Kind: weights.Kind(c.Policy), TopShare: c.TopShare, TailShare: c.TailShare,
 		BurnFraction: c.BurnFraction, BurnUID: c.BurnUID}
+}
+
+// EpisodeLimits are the episode limits a config sets (the episode section).
+func EpisodeLimits(ec config.EpisodeConfig) episode.Limits {
+	return episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
+		MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
+		MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes}
 }

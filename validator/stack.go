@@ -16,7 +16,6 @@ import (
 
 	"arena/chain"
 	"arena/config"
-	"arena/episode"
 	"arena/internal/secretfile"
 	"arena/knowledge"
 	"arena/scoring/judge"
@@ -123,7 +122,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
-	idx, err := loadIndex(ctx, cfg.Catalog, log, progress)
+	idx, err := LoadIndex(ctx, cfg.Catalog, log, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +163,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
-	jdg, err := newJudge(cfg, log, reg)
+	jdg, err := NewJudge(cfg, log, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +176,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
 		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
 		Race: RaceParams(cfg.Race), Weights: WeightsPolicy(cfg.Weights),
-		Limits: episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
-			MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
-			MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes},
+		Limits: EpisodeLimits(ec),
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
 		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,
@@ -242,8 +239,8 @@ func (s *Stack) Close() error {
 	return nil
 }
 
-// loadIndex reads or generates the catalog and builds its search index.
-func loadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, error) {
+// LoadIndex reads or generates the catalog and builds its search index.
+func LoadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, error) {
 	start := time.Now()
 	var products []shop.Product
 	if cc.File != "" {
@@ -383,8 +380,9 @@ func clusters(p *suite.PartitionStats) int {
 	return p.Clusters
 }
 
-// newJudge builds the configured reasoning judge.
-func newJudge(cfg config.Config, log zerolog.Logger, reg prometheus.Registerer) (judge.Judge, error) {
+// NewJudge builds the configured reasoning judge (judge.kind), with the
+// configured template cap.
+func NewJudge(cfg config.Config, log zerolog.Logger, reg prometheus.Registerer) (judge.Judge, error) {
 	grounding := judge.NewGrounding(judge.GroundingOptions{Templates: judge.TemplateOptions{Cap: cfg.Judge.TemplateCap}}, log)
 	switch cfg.Judge.Kind {
 	case "", "grounding":

@@ -74,6 +74,7 @@ func newApp(env *cliEnv) *cli.Command {
 			newShopCommand(env),
 			newSuiteCommand(env),
 			newMinerCommand(env),
+			newPracticeCommand(env),
 			newScoreCommand(env),
 			newSimulateCommand(env),
 			newExportCommand(env),

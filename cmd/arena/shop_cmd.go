@@ -313,7 +313,10 @@ func newProgressLine(w io.Writer, label string) *progressLine {
 }
 
 // update redraws the line at most ten times a second, and on completion.
-func (p *progressLine) update(done, total int64, unit string) {
+func (p *progressLine) update(done, total int64, unit string) { p.updateNote(done, total, unit, "") }
+
+// updateNote is update with a note after the elapsed time.
+func (p *progressLine) updateNote(done, total int64, unit, note string) {
 	if !p.on {
 		return
 	}
@@ -332,7 +335,10 @@ func (p *progressLine) update(done, total int64, unit string) {
 	if unit == "bytes" {
 		amount = fmt.Sprintf("%.0f/%.0f MB", float64(done)/1e6, float64(total)/1e6)
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %5.1f%%  %s  %s", p.label, pct, amount, time.Since(p.start).Round(time.Second))
+	if note != "" {
+		note = "  " + note
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %5.1f%%  %s  %s%s", p.label, pct, amount, time.Since(p.start).Round(time.Second), note)
 	p.drawn = true
 }
 

@@ -123,6 +123,8 @@ func (h *harness) qualifyingRun(uid uint16) []storedEpisode {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	slices.SortStableFunc(out, func(a, b storedEpisode) int { return a.e.Trajectory.Timings.Start.Compare(b.e.Trajectory.Timings.Start) })
+	slices.SortStableFunc(out, func(a, b storedEpisode) int {
+		return a.e.Trajectory.Timings.Start.Compare(b.e.Trajectory.Timings.Start)
+	})
 	return out
 }

@@ -176,7 +176,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
 		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
 		Race: RaceParams(cfg.Race), Weights: WeightsPolicy(cfg.Weights),
-		Limits: EpisodeLimits(ec),
+		Limits:            EpisodeLimits(ec),
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
 		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,

@@ -248,6 +248,9 @@ func LoadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger,
 		if err != nil {
 			return nil, fmt.Errorf("catalog.file: %w", err)
 		}
+		if len(ps) == 0 {
+			return nil, fmt.Errorf("catalog.file %s has no valid products (every line was skipped; see the warnings above)", cc.File)
+		}
 		products = ps
 	} else {
 		g, err := gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed, Progress: func(d, t int) { progress("generating catalog", d, t) }}, log)

@@ -31,7 +31,7 @@ import (
 
 // DefaultRunSize is the number of problems judged together for templates
 // when Options.RunSize is not set: the default validator.qualifying_problems.
-const DefaultRunSize = 10
+const DefaultRunSize = 20
 
 // Options configure New.
 type Options struct {

@@ -327,6 +327,9 @@ func (c *minerConn) handshake() bool {
 type minerEpisode struct {
 	obs    chan *Observation
 	cancel context.CancelCauseFunc
+	// release frees the episode's concurrency slot, once: when the
+	// validator's episode_end is read, or when the agent's goroutine ends.
+	release func()
 }
 
 func (c *minerConn) serve(ctx context.Context) {
@@ -374,12 +377,12 @@ func (c *minerConn) serve(ctx context.Context) {
 				continue
 			}
 			epCtx, epCancel := context.WithCancelCause(ctx)
-			ep := &minerEpisode{obs: make(chan *Observation, 1), cancel: epCancel}
+			ep := &minerEpisode{obs: make(chan *Observation, 1), cancel: epCancel, release: sync.OnceFunc(func() { <-c.s.slots })}
 			mu.Lock()
 			episodes[m.EpisodeID] = ep
 			mu.Unlock()
 			wg.Go(func() {
-				defer func() { <-c.s.slots }()
+				defer ep.release()
 				defer remove(m.EpisodeID)
 				defer epCancel(nil)
 				start := time.Now()
@@ -412,6 +415,11 @@ func (c *minerConn) serve(ctx context.Context) {
 			mu.Unlock()
 			if ep != nil {
 				ep.cancel(episodeEnded{reason: m.Reason})
+				// The validator counts the episode as over once it sent
+				// episode_end and may start the next one right behind it:
+				// the slot is free now, not when the agent's goroutine has
+				// wound down, or that next episode would be refused.
+				ep.release()
 			}
 			c.s.m.episodes.WithLabelValues(metricReason(m.Reason)).Inc()
 			if m.Reason.MinerFault() {

@@ -10,7 +10,6 @@ package practice
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"net"
@@ -87,10 +86,7 @@ func New(opts Options, log zerolog.Logger) (*Practice, error) {
 // HOST:PORT, as a metagraph axon gives it to the runner.
 func Endpoint(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("--agent %q: %v", raw, err)
-	}
-	if u.Scheme != "ws" {
+	if err != nil || u.Scheme != "ws" {
 		return "", fmt.Errorf("--agent %q: want ws://HOST:PORT%s (validators dial plain websockets), or llm or heuristic", raw, episode.Path)
 	}
 	if u.Port() == "" || u.Hostname() == "" {
@@ -115,7 +111,7 @@ type Progress struct {
 // Run plays every problem against the miner at endpoint (HOST:PORT) and
 // scores it. It fails with one clear error when the miner cannot be
 // reached or does not complete the handshake, and when every episode
-// ended on the same connection failure before a single step; otherwise
+// ended with the same violation; otherwise
 // every episode is in the report, whatever its end. onConnect, if set,
 // is called with the miner's identity once the handshake succeeded.
 func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Problem, onConnect func(Identity), progress func(Progress)) (*Report, error) {
@@ -219,18 +215,18 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 	return rep, nil
 }
 
-// allFailedAtOnce reports a miner that accepted the handshake but ended
-// every episode the same way before its first step: a clear error rather
-// than a report of zeros.
+// allFailedAtOnce reports a miner that accepted the handshake but whose
+// every episode ended with the same violation (a stalled agent, a broken
+// frame): one clear error rather than a report of zeros.
 func allFailedAtOnce(trajs []episode.Trajectory) error {
 	first := trajs[0]
 	for i := range trajs {
 		t := &trajs[i]
-		if len(t.Steps) > 0 || !t.EndReason.MinerFault() || t.EndReason != first.EndReason {
+		if !t.EndReason.MinerFault() || t.EndReason != first.EndReason {
 			return nil
 		}
 	}
-	return fmt.Errorf("every episode ended %s before the first step (%s)", first.EndReason, first.EndDetail)
+	return fmt.Errorf("every episode ended %s, a violation (%s); see docs/protocol.md §6", first.EndReason, clip(first.EndDetail, 200))
 }
 
 // Identity is the key the miner signed the handshake with and the hotkey
@@ -251,10 +247,6 @@ func Serve(ctx context.Context, agent episode.Agent, maxEpisodes int, log zerolo
 	if err != nil {
 		return "", nil, err
 	}
-	return serveWith(ctx, key, agent, maxEpisodes, log)
-}
-
-func serveWith(ctx context.Context, key *ecdsa.PrivateKey, agent episode.Agent, maxEpisodes int, log zerolog.Logger) (string, func(), error) {
 	srv, err := episode.NewServer(episode.ServerOptions{Signer: chain.NewSigner(key), Agent: agent, MaxConcurrentEpisodes: maxEpisodes}, log, nil)
 	if err != nil {
 		return "", nil, err

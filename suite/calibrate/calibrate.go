@@ -13,12 +13,10 @@ package calibrate
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"slices"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -27,6 +25,7 @@ import (
 	"arena/chain"
 	"arena/episode"
 	"arena/knowledge"
+	"arena/practice"
 	"arena/scoring"
 	"arena/scoring/judge"
 	"arena/shop"
@@ -164,16 +163,18 @@ func (c *Calibrator) play(ctx context.Context, a Agent, problems []suite.Problem
 	if cl, ok := agent.(interface{ Close() }); ok {
 		defer cl.Close()
 	}
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		return ar, err
+	// The baselines' servers are part of the measurement, not services:
+	// only their warnings are worth a line.
+	log := c.log
+	if log.GetLevel() < zerolog.WarnLevel {
+		log = log.Level(zerolog.WarnLevel)
 	}
-	addr, stop, err := serve(ctx, key, agent, c.log)
+	addr, stop, err := practice.Serve(ctx, agent, 64, log)
 	if err != nil {
 		return ar, err
 	}
 	defer stop()
-	m := episode.Miner{UID: 1, Hotkey: chain.Mirror(crypto.PubkeyToAddress(key.PublicKey)), Endpoint: addr}
+	m := episode.Miner{UID: 1, Endpoint: addr, AnyIdentity: true}
 	steps, qSum := 0, 0.0
 	for batch := range slices.Chunk(problems, c.opts.Batch) {
 		eps := make([]episode.Problem, len(batch))
@@ -236,30 +237,6 @@ func (c *Calibrator) success(ctx context.Context, p *suite.Problem, tr *episode.
 		return false, err
 	}
 	return m.Success, nil
-}
-
-// serve runs an episode server for agent on a loopback port until stop.
-func serve(ctx context.Context, key *ecdsa.PrivateKey, agent episode.Agent, log zerolog.Logger) (string, func(), error) {
-	// The baselines' servers are part of the measurement, not services:
-	// only their warnings are worth a line.
-	if log.GetLevel() < zerolog.WarnLevel {
-		log = log.Level(zerolog.WarnLevel)
-	}
-	srv, err := episode.NewServer(episode.ServerOptions{Signer: chain.NewSigner(key), Agent: agent, MaxConcurrentEpisodes: 64}, log, nil)
-	if err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	return ln.Addr().String(), func() {
-		cancel()
-		<-done
-	}, nil
 }
 
 // Sample takes the first perType problems of each type, in suite order

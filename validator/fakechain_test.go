@@ -348,6 +348,19 @@ func (f *fakeChain) neuron(hotkey chain.AccountID) *chain.Neuron {
 	return nil
 }
 
+// neuronByUID is uid's neuron, or nil.
+func (f *fakeChain) neuronByUID(uid uint16) *chain.Neuron {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.neurons {
+		if f.neurons[i].UID == uid {
+			n := f.neurons[i]
+			return &n
+		}
+	}
+	return nil
+}
+
 // fakeHeads is a HeadSource the test feeds.
 type fakeHeads struct{ ch chan chain.Head }
 

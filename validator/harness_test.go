@@ -91,6 +91,12 @@ func buildTestSuite() (testSuite, error) {
 }
 
 // harnessOptions shape one validator under test.
+// externalMiner is a miner the test started itself.
+type externalMiner struct {
+	hotkey   chain.AccountID
+	endpoint string // HOST:PORT on loopback
+}
+
 type harnessOptions struct {
 	// miners are honest reference miners on loopback (uids 1..), then
 	// unreachable axons that close every connection.
@@ -98,6 +104,9 @@ type harnessOptions struct {
 	hyper               chain.Hyperparams
 	// registered puts the validator itself in the metagraph (uid 0).
 	registered bool
+	// external are miners served outside the harness (another process),
+	// registered after the others with the hotkey their key mirrors to.
+	external []externalMiner
 	// wrapAgent, if set, wraps each honest miner's agent.
 	wrapAgent func(uid uint16, a episode.Agent) episode.Agent
 	// headBuffer is the capacity of the head channel Run reads (feed).
@@ -185,6 +194,9 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 			axon = h.serveRefusing()
 		}
 		neurons = append(neurons, chain.Neuron{UID: uid, Hotkey: signer.Hotkey(), Axon: axon})
+	}
+	for _, x := range ho.external {
+		neurons = append(neurons, chain.Neuron{UID: uint16(len(neurons)), Hotkey: x.hotkey, Axon: loopbackAxon(t, x.endpoint)})
 	}
 	h.chain.setNeurons(neurons)
 

@@ -6,9 +6,12 @@ import (
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/rs/zerolog"
 
+	"arena/chain"
 	"arena/episode"
+	"arena/examples/tsminer"
 	"arena/practice"
 	"arena/scoring/judge"
 	"arena/suite"
@@ -20,21 +23,32 @@ import (
 // practice plays the same problems, in the same order, against the same
 // miner endpoint, and must give every problem the success, reasoning
 // score, findings and final score the validator stored: for the
-// reference miner, and for one whose thinks follow a template (capped on
-// both sides).
+// reference miner, for one whose thinks follow a template (capped on
+// both sides), and for the example TypeScript miner (examples/ts-miner, a
+// separate node process) playing a deterministic fake model (its thinks
+// are one template too).
 func TestPracticeMatchesValidator(t *testing.T) {
+	reference := func(wrap func(uint16, episode.Agent) episode.Agent) func(*testing.T) harnessOptions {
+		return func(*testing.T) harnessOptions { return harnessOptions{miners: 1, wrapAgent: wrap} }
+	}
 	for _, tc := range []struct {
 		name      string
-		wrap      func(uint16, episode.Agent) episode.Agent
+		miners    func(*testing.T) harnessOptions
 		templated bool
 	}{
-		{"reference", nil, false},
-		{"templated", func(_ uint16, a episode.Agent) episode.Agent { return templater{a} }, true},
+		{"reference", reference(nil), false},
+		{"templated", reference(func(_ uint16, a episode.Agent) episode.Agent { return templater{a} }), true},
+		{"typescript example", func(t *testing.T) harnessOptions {
+			llm := tsminer.NewFakeLLM(t, 0, tsminer.Deterministic)
+			m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: llm.URL(), LLMModel: tsminer.FakeModel, LLMAPIKey: tsminer.FakeKey})
+			return harnessOptions{external: []externalMiner{{hotkey: chain.Mirror(common.HexToAddress(m.Address)), endpoint: m.Endpoint}}}
+		}, true}, // the fake model says the same sentence on every problem: both sides cap it
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const problems = 6
-			h := newHarness(t, harnessOptions{miners: 1, wrapAgent: tc.wrap,
-				edit: func(o *Options) { o.QualifyingProblems = problems }})
+			ho := tc.miners(t)
+			ho.edit = func(o *Options) { o.QualifyingProblems = problems }
+			h := newHarness(t, ho)
 			h.run(1, 15)
 			stored := h.qualifyingRun(1)
 			if len(stored) != problems {
@@ -53,7 +67,7 @@ func TestPracticeMatchesValidator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := h.chain.neuron(h.minerKeys[1].Hotkey())
+			n := h.chain.neuronByUID(1)
 			if n == nil {
 				t.Fatal("uid 1 not in the metagraph")
 			}
@@ -61,7 +75,7 @@ func TestPracticeMatchesValidator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := h.minerKeys[1].Hotkey().SS58(); rep.Miner.Hotkey != want {
+			if want := n.Hotkey.SS58(); rep.Miner.Hotkey != want {
 				t.Errorf("practice names hotkey %s, the miner's is %s", rep.Miner.Hotkey, want)
 			}
 			sumV, sumP := 0.0, 0.0

@@ -1,4 +1,4 @@
-package tsminer_test
+package tsminer
 
 import (
 	"context"
@@ -8,10 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/episode"
-	"arena/examples/tsminer"
 	"arena/practice"
 	"arena/shop"
 	"arena/shop/gen"
@@ -85,7 +82,7 @@ func problems(t *testing.T, n int, seed uint64) []suite.Problem {
 
 // findable returns up to n generated product problems whose query is
 // replaced by their target's title, kept only when find_product with that
-// title lists the target first. The deterministic model (search with the
+// title lists the target first. The Deterministic model (search with the
 // query, recommend the first hit) rarely meets a generated query's price and
 // service wishes, since the generator makes near misses rank close; these
 // are the problems it can solve.
@@ -159,226 +156,15 @@ func allTerminated(t *testing.T, rep *practice.Report) {
 	}
 }
 
-// ---- fake OpenAI chat-completions servers ----
-
-type chatRequest struct {
-	Model    string        `json:"model"`
-	Messages []chatMessage `json:"messages"`
-	Tools    []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name       string          `json:"name"`
-			Parameters json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
-}
-
-type chatMessage struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content"`
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-}
-
-type toolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// reply is the fake model's turn.
-type reply struct {
-	content, reasoning string
-	calls              []toolCall
-}
-
-func call(id, name string, args map[string]any) toolCall {
-	b, _ := json.Marshal(args)
-	c := toolCall{ID: id, Type: "function"}
-	c.Function.Name, c.Function.Arguments = name, string(b)
-	return c
-}
-
-// fakeLLM is an httptest server speaking the chat-completions wire format;
-// play decides each turn. It checks what the miner sends: the path, the API
-// key, the model, the six tools and a consistent replay of the episode.
-type fakeLLM struct {
-	t        *testing.T
-	srv      *httptest.Server
-	requests atomic.Int64
-	inflight atomic.Int64
-	maxIn    atomic.Int64
-	mu       sync.Mutex
-	problems []string
-}
-
-const (
-	fakeModel = "fake-model"
-	fakeKey   = "test-key"
-)
-
-func newFakeLLM(t *testing.T, delay time.Duration, play func(f *fakeLLM, w http.ResponseWriter, r *http.Request, req *chatRequest) *reply) *fakeLLM {
-	f := &fakeLLM{t: t}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.requests.Add(1)
-		n := f.inflight.Add(1)
-		defer f.inflight.Add(-1)
-		for m := f.maxIn.Load(); n > m && !f.maxIn.CompareAndSwap(m, n); m = f.maxIn.Load() {
-		}
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			f.problem("request %s %s, want POST /v1/chat/completions", r.Method, r.URL.Path)
-			http.NotFound(w, r)
-			return
-		}
-		if got := r.Header.Get("Authorization"); got != "Bearer "+fakeKey {
-			f.problem("Authorization %q, want Bearer %s", got, fakeKey)
-		}
-		var req chatRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			f.problem("request body: %v", err)
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		f.check(&req)
-		time.Sleep(delay)
-		rep := play(f, w, r, &req)
-		if rep == nil {
-			return // play wrote its own (mis)behaviour
-		}
-		msg := map[string]any{"role": "assistant", "content": nil}
-		if rep.content != "" {
-			msg["content"] = rep.content
-		}
-		if rep.reasoning != "" {
-			msg["reasoning_content"] = rep.reasoning
-		}
-		if len(rep.calls) > 0 {
-			msg["tool_calls"] = rep.calls
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": fmt.Sprintf("chatcmpl-%d", f.requests.Load()), "object": "chat.completion",
-			"created": time.Now().Unix(), "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "tool_calls"}},
-			"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-		})
-	}))
-	t.Cleanup(f.srv.Close)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, p := range f.problems {
-			t.Error("fake LLM saw: " + p)
-		}
-	})
-	return f
-}
-
-func (f *fakeLLM) url() string { return f.srv.URL + "/v1" }
-
-func (f *fakeLLM) problem(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.problems) < 20 {
-		f.problems = append(f.problems, fmt.Sprintf(format, args...))
-	}
-}
-
-// check holds a request to what the miner promises: the model, the tools
-// from episode_start as OpenAI tools, and the episode replayed as a chat
-// whose tool messages answer the assistant's tool calls in order.
-func (f *fakeLLM) check(req *chatRequest) {
-	if req.Model != fakeModel {
-		f.problem("model %q, want %q", req.Model, fakeModel)
-	}
-	names := map[string]bool{}
-	for _, tl := range req.Tools {
-		if tl.Type != "function" || len(tl.Function.Parameters) == 0 {
-			f.problem("tool %q is not an OpenAI function schema", tl.Function.Name)
-		}
-		names[tl.Function.Name] = true
-	}
-	for _, n := range []string{"find_product", "view_product_information", "recommend_product", "terminate", "web_search", "python_execute"} {
-		if !names[n] {
-			f.problem("tools miss %s (got %v)", n, names)
-		}
-	}
-	ms := req.Messages
-	if len(ms) < 2 || ms[0].Role != "system" || ms[1].Role != "user" || ms[1].Content == nil || *ms[1].Content == "" {
-		f.problem("messages do not start with system and the user's query")
-		return
-	}
-	for i := 0; i < len(ms); i++ {
-		for k, c := range ms[i].ToolCalls {
-			j := i + 1 + k
-			if j >= len(ms) || ms[j].Role != "tool" || ms[j].ToolCallID != c.ID {
-				f.problem("assistant tool call %s (%s) is not answered by the tool message after it", c.ID, c.Function.Name)
-			}
-		}
-	}
-}
-
-func query(req *chatRequest) string { return *req.Messages[1].Content }
-
-func assistantTurns(req *chatRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		if m.Role == "assistant" {
-			n++
-		}
-	}
-	return n
-}
-
-// lastToolContent is the content of the last tool message.
-func lastToolContent(req *chatRequest) string {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if m := req.Messages[i]; m.Role == "tool" && m.Content != nil {
-			return *m.Content
-		}
-	}
-	return ""
-}
-
-// deterministic plays find_product with the user's query, then
-// recommend_product of the first product of the last result, then terminate.
-// Its first turn's reasoning_content must come back as the assistant's text.
-func deterministic(f *fakeLLM, _ http.ResponseWriter, _ *http.Request, req *chatRequest) *reply {
-	q := query(req)
-	reasoning := "The user asks: " + q + ". Search for it first."
-	switch assistantTurns(req) {
-	case 0:
-		return &reply{reasoning: reasoning, calls: []toolCall{call("call_search", "find_product", map[string]any{"q": q, "page": 1})}}
-	case 1:
-		if len(req.Messages) < 3 || req.Messages[2].Role != "assistant" || req.Messages[2].Content == nil || *req.Messages[2].Content != reasoning {
-			f.problem("the first step's reasoning_content is not replayed as the assistant's text after the query")
-		}
-		var hits []struct {
-			ProductID string `json:"product_id"`
-			Price     any    `json:"price"`
-		}
-		if err := json.Unmarshal([]byte(lastToolContent(req)), &hits); err != nil || len(hits) == 0 {
-			return &reply{content: "Nothing found.", calls: []toolCall{call("call_end", "terminate", map[string]any{"status": "failure"})}}
-		}
-		return &reply{content: fmt.Sprintf("The first hit, %s at %v, is the best match.", hits[0].ProductID, hits[0].Price),
-			calls: []toolCall{call("call_rec", "recommend_product", map[string]any{"product_ids": hits[0].ProductID})}}
-	default:
-		return &reply{content: "Recommended; done.", calls: []toolCall{call("call_end", "terminate", map[string]any{"status": "success"})}}
-	}
-}
-
 // ---- tests ----
 
 // TestPracticeDeterministicLLM plays the validator's practice runner against
-// the TypeScript miner with a deterministic model: the handshake identity is
+// the TypeScript miner with a Deterministic model: the handshake identity is
 // the one the miner printed, every episode ends terminated, episodes run
 // concurrently on the connection and some succeed.
 func TestPracticeDeterministicLLM(t *testing.T) {
-	f := newFakeLLM(t, 30*time.Millisecond, deterministic)
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: f.url(), LLMModel: fakeModel, LLMAPIKey: fakeKey})
+	f := NewFakeLLM(t, 30*time.Millisecond, Deterministic)
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
 	ps := append(findable(t, 4), problems(t, 8, 1)...)
 	rep, id := play(t, m.Endpoint, episode.Limits{}, ps)
 
@@ -414,7 +200,7 @@ func TestPracticeDeterministicLLM(t *testing.T) {
 // or no choices makes the miner end each episode with terminate, never a
 // violation, and the miner keeps serving.
 func TestMisbehavingLLM(t *testing.T) {
-	f := newFakeLLM(t, 0, func(_ *fakeLLM, w http.ResponseWriter, _ *http.Request, req *chatRequest) *reply {
+	f := NewFakeLLM(t, 0, func(_ *FakeLLM, w http.ResponseWriter, _ *http.Request, req *chatRequest) *reply {
 		switch (len(query(req)) + assistantTurns(req)) % 3 {
 		case 0:
 			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
@@ -427,7 +213,7 @@ func TestMisbehavingLLM(t *testing.T) {
 		}
 		return nil
 	})
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: f.url(), LLMModel: fakeModel, LLMAPIKey: fakeKey})
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
 	for round := range 2 {
 		rep, _ := play(t, m.Endpoint, episode.Limits{}, problems(t, 6, uint64(10+round)))
 		allTerminated(t, rep)
@@ -450,14 +236,14 @@ func TestMisbehavingLLM(t *testing.T) {
 // the frame under max_frame_bytes, and terminate on the last allowed step.
 func TestLimits(t *testing.T) {
 	long := strings.Repeat("Compare the price, the shop and the options of each listing (é€😀). ", 700) // ~50 KB, multi-byte
-	f := newFakeLLM(t, 0, func(_ *fakeLLM, _ http.ResponseWriter, _ *http.Request, req *chatRequest) *reply {
+	f := NewFakeLLM(t, 0, func(_ *FakeLLM, _ http.ResponseWriter, _ *http.Request, req *chatRequest) *reply {
 		var calls []toolCall
 		for i := range 12 {
 			calls = append(calls, call(fmt.Sprintf("dup%d", i%2), "find_product", map[string]any{"q": query(req), "page": 1 + i%5}))
 		}
 		return &reply{content: long, calls: calls}
 	})
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: f.url(), LLMModel: fakeModel, LLMAPIKey: fakeKey})
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
 	for _, lim := range []episode.Limits{
 		{MaxToolCalls: 3, MaxThinkBytes: 1000, MaxSteps: 3},
 		{MaxToolCalls: 5, MaxThinkBytes: 8000, MaxFrameBytes: 8 << 10, MaxSteps: 2}, // think fits its limit, not the frame
@@ -481,7 +267,7 @@ func TestLimits(t *testing.T) {
 // TestSlowLLM: a model that never answers still gets the validator a step
 // before step_timeout_ms: terminate, not a step_timeout.
 func TestSlowLLM(t *testing.T) {
-	f := newFakeLLM(t, 0, func(_ *fakeLLM, w http.ResponseWriter, r *http.Request, _ *chatRequest) *reply {
+	f := NewFakeLLM(t, 0, func(_ *FakeLLM, w http.ResponseWriter, r *http.Request, _ *chatRequest) *reply {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(20 * time.Second):
@@ -489,7 +275,7 @@ func TestSlowLLM(t *testing.T) {
 		http.Error(w, "too late", http.StatusGatewayTimeout)
 		return nil
 	})
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: f.url(), LLMModel: fakeModel, LLMAPIKey: fakeKey})
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
 	start := time.Now()
 	rep, _ := play(t, m.Endpoint, episode.Limits{StepTimeout: 5 * time.Second}, problems(t, 4, 4))
 	allTerminated(t, rep)
@@ -501,8 +287,8 @@ func TestSlowLLM(t *testing.T) {
 // TestBusyMinerRefuses: beyond --max-episodes the miner answers
 // episode_start at once with terminate(failure), a normal ending (§5).
 func TestBusyMinerRefuses(t *testing.T) {
-	f := newFakeLLM(t, 300*time.Millisecond, deterministic)
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: f.url(), LLMModel: fakeModel, LLMAPIKey: fakeKey, MaxEpisodes: 1})
+	f := NewFakeLLM(t, 300*time.Millisecond, Deterministic)
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey, MaxEpisodes: 1})
 	rep, _ := play(t, m.Endpoint, episode.Limits{MaxConcurrentEpisodes: 4}, problems(t, 8, 5))
 	allTerminated(t, rep)
 	refused := 0
@@ -583,7 +369,7 @@ func exchange(t *testing.T, endpoint string, msg any) (reply map[string]any, cod
 func TestHandshake(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	minerKey, _ := crypto.GenerateKey()
-	m := tsminer.Launch(t, tsminer.Options{LLMBaseURL: "http://127.0.0.1:9/v1", LLMModel: fakeModel,
+	m := Launch(t, Options{LLMBaseURL: "http://127.0.0.1:9/v1", LLMModel: FakeModel,
 		Key: hex.EncodeToString(crypto.FromECDSA(minerKey))})
 	if want := crypto.PubkeyToAddress(minerKey.PublicKey).Hex(); m.Address != want {
 		t.Fatalf("miner printed address %s for MINER_PRIVATE_KEY, want %s", m.Address, want)

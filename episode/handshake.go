@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,4 +291,24 @@ func VerifyHello(h *Hello, now time.Time, skew time.Duration, nonces *NonceCache
 		return common.Address{}, handshakeErr(ReasonReplay, "nonce %s… was already used", h.Nonce[:8])
 	}
 	return addr, nil
+}
+
+// ParseMinerURL checks a miner URL as validators dial it,
+// ws://HOST:PORT/arena/v1, and returns its HOST:PORT (the axon form the
+// runner takes). Its errors start with the quoted URL.
+func ParseMinerURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "ws" {
+		return "", fmt.Errorf("%q: want ws://HOST:PORT%s (validators dial plain websockets)", raw, Path)
+	}
+	if u.Port() == "" || u.Hostname() == "" {
+		return "", fmt.Errorf("%q: want ws://HOST:PORT%s: host and port are required", raw, Path)
+	}
+	if p := u.EscapedPath(); p != Path {
+		return "", fmt.Errorf("%q: wrong path %q: validators always dial %s (docs/protocol.md)", raw, p, Path)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("%q: want ws://HOST:PORT%s with nothing after the path", raw, Path)
+	}
+	return u.Host, nil
 }

@@ -1,4 +1,4 @@
-package episode
+package episode_test
 
 import (
 	"bytes"
@@ -11,21 +11,23 @@ import (
 	"github.com/gorilla/websocket"
 
 	"arena/chain"
+	"arena/episode"
+	"arena/episode/episodetest"
 )
 
 // victimAgent is the scripted honest agent, except that at its first step
 // it publishes its episode id and then waits for release: its episode is
 // live on the validator for as long as the attacker needs.
-func victimAgent(ids chan<- string, release <-chan struct{}) Agent {
-	honest := scriptedAgent()
+func victimAgent(ids chan<- string, release <-chan struct{}) episode.Agent {
+	honest := episode.ScriptedAgent()
 	var once sync.Once
-	return AgentFunc(func(ctx context.Context, v EpisodeView) (Action, error) {
+	return episode.AgentFunc(func(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
 		if len(v.History) == 0 {
 			once.Do(func() { ids <- v.EpisodeID })
 			select {
 			case <-release:
 			case <-ctx.Done():
-				return Action{}, ctx.Err()
+				return episode.Action{}, ctx.Err()
 			}
 		}
 		return honest.Step(ctx, v)
@@ -41,31 +43,31 @@ func victimAgent(ids chan<- string, release <-chan struct{}) Agent {
 // attacker never receives a frame about the victim's episode, and the
 // victim's trajectory equals a run without the attacker.
 func TestEpisodeIsolation(t *testing.T) {
-	tools, problems := catalogTools(t, 0)
-	lim := testLimits()
+	tools, problems := episode.CatalogTools(t, 0)
+	lim := episode.LimitsForTest()
 	// Generous deadlines: the victim waits on the attacker, and the test
 	// is about routing, not timing.
 	lim.StepTimeout, lim.EpisodeTimeout = 10*time.Second, 30*time.Second
 	problem := problems[:1]
-	victimKey := newSigner(t)
-	victimMiner := func(agent Agent) Miner {
-		return Miner{UID: 1, Hotkey: chain.Mirror(victimKey.Address), Endpoint: startServer(t, victimKey, agent, ServerOptions{})}
+	victimKey := episode.NewSigner(t)
+	victimMiner := func(agent episode.Agent) episode.Miner {
+		return episode.Miner{UID: 1, Hotkey: chain.Mirror(victimKey.Address), Endpoint: episode.StartServer(t, victimKey, agent, episode.ServerOptions{})}
 	}
 
 	released := make(chan struct{})
 	close(released)
-	baseline := newTestRunner(t, tools, lim).Run(context.Background(), victimMiner(victimAgent(make(chan string, 1), released)), problem)[0]
-	if baseline.EndReason != ReasonTerminated {
+	baseline := episode.NewTestRunner(t, tools, lim).Run(context.Background(), victimMiner(victimAgent(make(chan string, 1), released)), problem)[0]
+	if baseline.EndReason != episode.ReasonTerminated {
 		t.Fatalf("baseline victim: %s (%s)", baseline.EndReason, baseline.EndDetail)
 	}
 
 	const unknownID = "0123456789abcdef0123456789abcdef"
-	stepWith := func(id, think string) []byte { return stepJSON(id, think, 1) }
+	stepWith := func(id, think string) []byte { return episodetest.StepJSON(id, think, 1) }
 	tests := []struct {
 		name string
 		// inject returns the frames the attacker sends before its own step.
 		inject     func(victim, own string) [][]byte
-		want       EndReason
+		want       episode.EndReason
 		wantSteps  int
 		ownAnswers bool // the attacker's connection survives and gets its observation
 	}{
@@ -74,28 +76,28 @@ func TestEpisodeIsolation(t *testing.T) {
 			inject: func(victim, _ string) [][]byte {
 				return [][]byte{stepWith(victim, "stolen")}
 			},
-			want: ReasonTerminated, wantSteps: 2, ownAnswers: true,
+			want: episode.ReasonTerminated, wantSteps: 2, ownAnswers: true,
 		},
 		{
 			name: "step carrying an unknown episode id",
 			inject: func(_, _ string) [][]byte {
 				return [][]byte{stepWith(unknownID, "stolen")}
 			},
-			want: ReasonTerminated, wantSteps: 2, ownAnswers: true,
+			want: episode.ReasonTerminated, wantSteps: 2, ownAnswers: true,
 		},
 		{
 			name: "many steps for the victim and unknown ids",
 			inject: func(victim, _ string) [][]byte {
 				return [][]byte{stepWith(victim, "stolen"), stepWith(unknownID, "stolen"), stepWith(victim, "stolen"), stepWith(strings.ToUpper(victim), "stolen")}
 			},
-			want: ReasonTerminated, wantSteps: 2, ownAnswers: true,
+			want: episode.ReasonTerminated, wantSteps: 2, ownAnswers: true,
 		},
 		{
 			name: "malformed frame naming the victim's episode",
 			inject: func(victim, _ string) [][]byte {
 				return [][]byte{[]byte(`{"type":"step","episode_id":"` + victim + `","think":"stolen"}`)}
 			},
-			want: ReasonMalformed, wantSteps: 0,
+			want: episode.ReasonMalformed, wantSteps: 0,
 		},
 	}
 	for _, tt := range tests {
@@ -118,7 +120,7 @@ func TestEpisodeIsolation(t *testing.T) {
 				failures = append(failures, msg)
 				mu.Unlock()
 			}
-			read := func(ws *websocket.Conn) (Message, bool) {
+			read := func(ws *websocket.Conn) (episode.Message, bool) {
 				_ = ws.SetReadDeadline(time.Now().Add(15 * time.Second))
 				_, frame, err := ws.ReadMessage()
 				if err != nil {
@@ -127,27 +129,27 @@ func TestEpisodeIsolation(t *testing.T) {
 				mu.Lock()
 				received = append(received, frame)
 				mu.Unlock()
-				msg, err := Decode(frame)
+				msg, err := episode.Decode(frame)
 				if err != nil {
 					fail("undecodable frame from the validator: " + err.Error())
 					return nil, false
 				}
 				return msg, true
 			}
-			attacker := func(ws *websocket.Conn, env *hostileEnv) {
+			attacker := func(ws *websocket.Conn, env *episodetest.Env) {
 				defer releaseVictim()
-				if !ackHello(ws, env) {
+				if !episodetest.AckHello(ws, env) {
 					fail("handshake failed")
 					return
 				}
-				var own *EpisodeStart
+				var own *episode.EpisodeStart
 				for own == nil {
 					msg, ok := read(ws)
 					if !ok {
 						fail("no episode_start")
 						return
 					}
-					own, _ = msg.(*EpisodeStart)
+					own, _ = msg.(*episode.EpisodeStart)
 				}
 				var victim string
 				select {
@@ -172,7 +174,7 @@ func TestEpisodeIsolation(t *testing.T) {
 				msg, ok := read(ws)
 				if !tt.ownAnswers {
 					if ok {
-						if _, isObs := msg.(*Observation); isObs {
+						if _, isObs := msg.(*episode.Observation); isObs {
 							fail("attacker got an observation after a malformed frame")
 						}
 					}
@@ -181,7 +183,7 @@ func TestEpisodeIsolation(t *testing.T) {
 					}
 					return
 				}
-				obs, isObs := msg.(*Observation)
+				obs, isObs := msg.(*episode.Observation)
 				if !ok || !isObs || obs.EpisodeID != own.EpisodeID || obs.Step != 0 {
 					fail("attacker's own step 0 was not answered with its own observation")
 					return
@@ -195,11 +197,11 @@ func TestEpisodeIsolation(t *testing.T) {
 					_, ok = read(ws)
 				}
 			}
-			env := &hostileEnv{signer: newSigner(t)}
-			attackerMiner := Miner{UID: 2, Hotkey: chain.Mirror(env.signer.Address), Endpoint: startHostile(t, env, attacker)}
+			env := &episodetest.Env{Signer: episode.NewSigner(t)}
+			attackerMiner := episode.Miner{UID: 2, Hotkey: chain.Mirror(env.Signer.Address), Endpoint: episodetest.Serve(t, env, attacker)}
 
-			r := newTestRunner(t, tools, lim)
-			var victimTr, attackerTr Trajectory
+			r := episode.NewTestRunner(t, tools, lim)
+			var victimTr, attackerTr episode.Trajectory
 			var wg sync.WaitGroup
 			wg.Go(func() { victimTr = r.Run(context.Background(), victimMiner(victimAgent(ids, release)), problem)[0] })
 			wg.Go(func() { attackerTr = r.Run(context.Background(), attackerMiner, problem)[0] })
@@ -221,7 +223,7 @@ func TestEpisodeIsolation(t *testing.T) {
 			}
 
 			// The victim: untouched.
-			if a, b := normalized(t, baseline), normalized(t, victimTr); a != b {
+			if a, b := episode.Normalized(t, baseline), episode.Normalized(t, victimTr); a != b {
 				t.Errorf("victim's trajectory differs from the run without the attacker:\n%s\n%s", a, b)
 			}
 			// The attacker: its injected frames were applied to nothing.
@@ -241,14 +243,14 @@ func TestEpisodeIsolation(t *testing.T) {
 				if bytes.Contains(f, []byte(victimID)) {
 					t.Errorf("attacker received a frame naming the victim's episode: %.200s", f)
 				}
-				if msg, err := Decode(f); err == nil {
+				if msg, err := episode.Decode(f); err == nil {
 					var id string
 					switch m := msg.(type) {
-					case *EpisodeStart:
+					case *episode.EpisodeStart:
 						id = m.EpisodeID
-					case *Observation:
+					case *episode.Observation:
 						id = m.EpisodeID
-					case *EpisodeEnd:
+					case *episode.EpisodeEnd:
 						id = m.EpisodeID
 					}
 					if id != "" && id != ownID {

@@ -104,24 +104,6 @@ func TestRunnerAbortAndOptions(t *testing.T) {
 	})
 }
 
-// TestThinkLimitBelowFrameLimit shows the other side of the 1 MiB think
-// case: when max_frame_bytes admits the frame, the think limit names it.
-func TestThinkLimitBelowFrameLimit(t *testing.T) {
-	tools, problems := catalogTools(t, 0)
-	lim := testLimits()
-	lim.MaxFrameBytes = 2 << 20
-	r := newTestRunner(t, tools, lim)
-	env := &hostileEnv{signer: newSigner(t)}
-	addr := startHostile(t, env, afterStart(func(s *EpisodeStart) []byte { return stepJSON(s.EpisodeID, strings.Repeat("a", 1<<20), 1) }))
-	tr := r.Run(context.Background(), Miner{UID: 5, Hotkey: chain.Mirror(env.signer.Address), Endpoint: addr}, problems[:1])[0]
-	if tr.EndReason != ReasonThinkTooLong {
-		t.Fatalf("end reason %s (%s), want think_too_long", tr.EndReason, tr.EndDetail)
-	}
-	if len(tr.Steps) != 1 || len(tr.Steps[0].Think) != lim.MaxThinkBytes {
-		t.Fatalf("offending step not recorded with its think clipped to %d bytes", lim.MaxThinkBytes)
-	}
-}
-
 // TestRunnerConcurrencyBound checks that the runner never has more than
 // MaxConcurrentEpisodes episodes in flight on one miner, and does use them.
 func TestRunnerConcurrencyBound(t *testing.T) {

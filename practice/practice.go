@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"sync"
 	"time"
 
@@ -82,23 +81,14 @@ func New(opts Options, log zerolog.Logger) (*Practice, error) {
 		log: log.With().Str("component", "practice").Logger()}, nil
 }
 
-// Endpoint checks a miner URL (ws://HOST:PORT/arena/v1) and returns its
-// HOST:PORT, as a metagraph axon gives it to the runner.
+// Endpoint checks a miner URL (ws://HOST:PORT/arena/v1), given as
+// --agent, and returns its HOST:PORT.
 func Endpoint(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "ws" {
-		return "", fmt.Errorf("--agent %q: want ws://HOST:PORT%s (validators dial plain websockets), or llm or heuristic", raw, episode.Path)
+	hostport, err := episode.ParseMinerURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("--agent %w, or llm or heuristic", err)
 	}
-	if u.Port() == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("--agent %q: want ws://HOST:PORT%s: host and port are required", raw, episode.Path)
-	}
-	if p := u.EscapedPath(); p != episode.Path {
-		return "", fmt.Errorf("--agent %q: wrong path %q: validators always dial %s (docs/protocol.md)", raw, p, episode.Path)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("--agent %q: want ws://HOST:PORT%s with nothing after the path", raw, episode.Path)
-	}
-	return u.Host, nil
+	return hostport, nil
 }
 
 // Progress is reported after each episode ends.

@@ -44,7 +44,7 @@ func newMinerCommand(env *cliEnv) *cli.Command {
 			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1\n" +
 			"  " + llmAPIKeyEnv + "=sk-... arena miner --keystore ./miner-keys --agent llm \\\n" +
 			"      --llm-base-url https://openrouter.ai/api/v1 --llm-model qwen/qwen3-32b",
-		Commands: []*cli.Command{newMinerServeAxonCommand(env)},
+		Commands: []*cli.Command{newMinerServeAxonCommand(env), newMinerCheckCommand(env)},
 		Flags: []cli.Flag{
 			keystoreDirFlag(), passwordFileFlag(), keyAddressFlag(),
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8091", Usage: "`HOST:PORT` to serve on (the axon announced on chain)"},

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/episode"
+	"arena/minercheck"
 	"arena/practice"
 	"arena/shop"
 	"arena/shop/gen"
@@ -431,5 +432,28 @@ func TestHandshake(t *testing.T) {
 	}
 	if _, resp, err := websocket.DefaultDialer.Dial("ws://"+m.Endpoint+"/other", nil); err == nil || resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
 		t.Errorf("dialing another path upgraded (%v)", err)
+	}
+}
+
+// TestMinerCheck runs `arena miner check`'s checker against the
+// TypeScript miner: every clause of the protocol passes.
+func TestMinerCheck(t *testing.T) {
+	f := NewFakeLLM(t, 0, Deterministic)
+	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
+	c, err := minercheck.New(minercheck.Options{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.Run(t.Context(), "ws://"+m.Endpoint+episode.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range minercheck.Clauses() {
+		if r, ok := rep.Result(cl); !ok || r.Status != minercheck.Pass {
+			t.Errorf("clause %s: %+v", cl, r)
+		}
+	}
+	if err := m.Alive(); err != nil {
+		t.Error(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -74,6 +75,9 @@ type Client struct {
 
 	nonceMu sync.Mutex
 	nonces  map[common.Address]uint64
+
+	// storageQuery is set once the node has shown a StorageQuery precompile (storage.go).
+	storageQuery atomic.Bool
 }
 
 // Dial connects to url (ws, wss, http or https), reads eth_chainId and

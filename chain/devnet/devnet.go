@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -43,7 +45,9 @@ type Options struct {
 	// (tests that need exact block control).
 	BlockTime time.Duration
 	Netuid    uint16
-	Tempo     uint64
+	// Tempo is the subnet's epoch length in blocks; subtensor's Tempo is a u16, so at most
+	// 65535.
+	Tempo uint64
 	// Validators and Miners are registered at start with deterministic dev
 	// keys derived from Seed. Validators get ValidatorStake and a permit.
 	Validators, Miners int
@@ -51,6 +55,14 @@ type Options struct {
 	Seed               uint64
 	// Hyper, when set, replaces the subnet's default hyperparameters.
 	Hyper *Hyper
+	// CommitRevealByEpochIndex makes commit-reveal count epochs with SubnetEpochIndex, as
+	// subtensor does since dynamic tempo. Unset, the devnet keeps the legacy numbering
+	// (block + netuid + 1) / (tempo + 1) of chain.EpochIndex. Epochs themselves (Yuma,
+	// LastEpochBlock, SubnetEpochIndex) follow the dynamic-tempo schedule either way.
+	CommitRevealByEpochIndex bool
+	// WithoutStorageQuery leaves 0x807 empty, like a subtensor runtime that predates the
+	// StorageQuery precompile: chain.Storage reads then fail with chain.ErrNoStorageQuery.
+	WithoutStorageQuery bool
 }
 
 // Hyper is the devnet's initial hyperparameter set; the zero value of a
@@ -89,13 +101,17 @@ type Devnet struct {
 	relay   *relay
 	state   *contracts.SubtensorState
 	subnet  abi.ABI
+	storage abi.ABI // StorageQuery's admin setters
 	admin   Account
+	tempo   atomic.Uint64 // the subnet's tempo as last set through the devnet
 
 	mu         sync.Mutex // guards mining and serialises Commit
 	mining     bool       // the block loop of Run is producing blocks
 	adminMu    sync.Mutex // one admin transaction signed and sent at a time
 	adminNonce uint64     // next admin nonce as far as the devnet knows
 	accounts   []Account
+	epochMu    sync.Mutex // guards seenEpoch and serialises the epoch check of Commit
+	seenEpoch  uint64     // SubnetEpochIndex the last Yuma pass ran for
 	epochs     prometheus.Counter
 	blocks     prometheus.Counter
 }
@@ -121,8 +137,8 @@ func DevKey(seed uint64, i int) *ecdsa.PrivateKey {
 // chain produces blocks and serves RPC only once Run is called; setup
 // blocks are committed directly.
 func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Devnet, error) {
-	if opts.Tempo == 0 {
-		return nil, errors.New("devnet: tempo must be > 0")
+	if opts.Tempo == 0 || opts.Tempo > math.MaxUint16 {
+		return nil, fmt.Errorf("devnet: tempo %d: must be 1 to %d (subtensor's Tempo is a u16)", opts.Tempo, math.MaxUint16)
 	}
 	if opts.Validators < 0 || opts.Miners < 0 || opts.Validators+opts.Miners > 256 {
 		return nil, fmt.Errorf("devnet: %d validators + %d miners: a subnet holds at most 256 uids", opts.Validators, opts.Miners)
@@ -134,6 +150,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Devnet, 
 		opts.Listen = "127.0.0.1:0"
 	}
 	d := &Devnet{opts: opts, log: log.With().Str("component", "devnet").Logger()}
+	d.tempo.Store(opts.Tempo)
 	d.admin = newAccount("admin", 0, DevKey(opts.Seed, 0))
 	for i := range opts.Validators {
 		d.accounts = append(d.accounts, newAccount("validator", i, DevKey(opts.Seed, 1+i)))
@@ -147,6 +164,9 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Devnet, 
 		return nil, err
 	}
 	alloc := contracts.Genesis(d.admin.Address)
+	if opts.WithoutStorageQuery {
+		delete(alloc, contracts.StorageQueryAddress)
+	}
 	rich := new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(1e18))
 	for _, a := range append([]Account{d.admin}, d.accounts...) {
 		alloc[a.Address] = types.Account{Balance: rich}
@@ -162,11 +182,15 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Devnet, 
 	})
 	d.client = d.backend.Client()
 	d.relay = newRelay(opts.Listen, net.JoinHostPort("127.0.0.1", strconv.Itoa(internal)))
-	if d.state, err = contracts.NewSubtensorState(contracts.StateAddress, d.client); err != nil {
+	if d.state, err = contracts.NewSubtensorState(contracts.StateAddress, contracts.GasHeadroom(d.client)); err != nil {
 		d.backend.Close()
 		return nil, fmt.Errorf("devnet: bind state contract: %w", err)
 	}
 	if d.subnet, err = chain.ParseABI("subnet"); err != nil {
+		d.backend.Close()
+		return nil, err
+	}
+	if d.storage, err = contracts.ABI(contracts.NameStorageQuery); err != nil {
 		d.backend.Close()
 		return nil, err
 	}
@@ -210,6 +234,13 @@ func (d *Devnet) setup() error {
 	}
 	if d.opts.Hyper != nil {
 		if err := d.SetHyper(ctx, *d.opts.Hyper); err != nil {
+			return err
+		}
+	}
+	if d.opts.CommitRevealByEpochIndex {
+		if _, err := d.adminTx(ctx, "setHyperparameter", func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return d.state.SetHyperparameter(o, n, contracts.HyperCommitRevealByEpochIndex, big.NewInt(1))
+		}); err != nil {
 			return err
 		}
 	}
@@ -321,7 +352,8 @@ func (d *Devnet) SetHyper(ctx context.Context, h Hyper) error {
 		{"setImmunityPeriod", h.ImmunityPeriod != 0, []any{n, h.ImmunityPeriod}},
 		{"setActivityCutoff", h.ActivityCutoff != 0, []any{n, h.ActivityCutoff}},
 	}
-	subnet := bind.NewBoundContract(chain.SubnetAddress, d.subnet, d.client, d.client, d.client)
+	backend := contracts.GasHeadroom(d.client)
+	subnet := bind.NewBoundContract(chain.SubnetAddress, d.subnet, backend, backend, backend)
 	for _, c := range calls {
 		if !c.set {
 			continue

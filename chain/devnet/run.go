@@ -7,6 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"arena/chain/devnet/contracts"
 )
 
 // URL is the websocket endpoint clients dial.
@@ -18,8 +20,8 @@ func (d *Devnet) HTTPURL() string { return "http://" + d.relay.address() }
 // Netuid is the devnet's subnet.
 func (d *Devnet) Netuid() uint16 { return d.opts.Netuid }
 
-// Tempo is the subnet's epoch length in blocks.
-func (d *Devnet) Tempo() uint64 { return d.opts.Tempo }
+// Tempo is the subnet's epoch length in blocks: Options.Tempo, or what SetTempo set last.
+func (d *Devnet) Tempo() uint64 { return d.tempo.Load() }
 
 // Admin is the subnet owner and devnet administrator.
 func (d *Devnet) Admin() Account { return d.admin }
@@ -50,7 +52,7 @@ func (d *Devnet) Run(ctx context.Context) error {
 	}
 	defer d.relay.stop()
 	d.log.Info().Str("url", d.URL()).Dur("block_time_ms", d.opts.BlockTime).Uint16("netuid", d.opts.Netuid).
-		Uint64("tempo", d.opts.Tempo).Msg("devnet serving")
+		Uint64("tempo", d.Tempo()).Msg("devnet serving")
 	if d.opts.BlockTime <= 0 {
 		<-ctx.Done()
 		return nil
@@ -92,8 +94,9 @@ func (d *Devnet) Close() error {
 }
 
 // Commit seals a block with the pending transactions and returns its
-// number. At the end of each epoch it also runs the devnet's Yuma pass,
-// whose results land in the next block.
+// number. When an epoch fires in the block (SubnetEpochIndex moved, see
+// contracts' doc) it also runs the devnet's Yuma pass, whose results land in
+// the next block.
 func (d *Devnet) Commit() uint64 {
 	d.mu.Lock()
 	hash := d.backend.Commit()
@@ -107,7 +110,15 @@ func (d *Devnet) Commit() uint64 {
 		return 0
 	}
 	num := header.Number.Uint64()
-	if d.epochEnds(num) {
+	d.epochMu.Lock()
+	defer d.epochMu.Unlock()
+	fired, index, err := d.epochFired(ctx, num)
+	if err != nil {
+		d.log.Error().Err(err).Uint64("block", num).Msg("reading the epoch schedule")
+		return num
+	}
+	if fired {
+		d.seenEpoch = index
 		if err := d.runEpoch(ctx, num); err != nil {
 			d.log.Error().Err(err).Uint64("block", num).Msg("yuma epoch failed")
 		}
@@ -124,9 +135,17 @@ func (d *Devnet) AdvanceBlocks(n int) uint64 {
 	return last
 }
 
-// epochEnds mirrors subtensor's blocks_until_next_epoch == 0.
-func (d *Devnet) epochEnds(block uint64) bool {
-	return (block+uint64(d.opts.Netuid)+1)%(d.opts.Tempo+1) == d.opts.Tempo
+// epochFired reports whether SubnetEpochIndex at block is past the last epoch Yuma ran for.
+// Commit checks every block, so an epoch found here fired in block itself. The caller holds
+// epochMu.
+func (d *Devnet) epochFired(ctx context.Context, block uint64) (bool, uint64, error) {
+	res, err := d.state.StorageItem(&bind.CallOpts{Context: ctx, BlockNumber: bigUint(block)},
+		contracts.ItemSubnetEpochIndex, d.opts.Netuid)
+	if err != nil {
+		return false, 0, err
+	}
+	index := res.Value.Uint64()
+	return index > d.seenEpoch, index, nil
 }
 
 // runEpoch computes Yuma from the state at block and sends the results as
@@ -158,7 +177,7 @@ func (d *Devnet) readYumaInput(ctx context.Context, block uint64) (YumaInput, er
 	}
 	in := YumaInput{
 		Stake: make([]uint64, count), Permit: make([]bool, count), Weights: make([][]Weight, count),
-		Kappa: 0.5, Emission: d.opts.Tempo * TAO,
+		Kappa: 0.5, Emission: d.Tempo() * TAO,
 	}
 	for uid := range count {
 		info, err := d.state.NeuronInfo(call, d.opts.Netuid, uid)

@@ -1,13 +1,17 @@
 package contracts
 
 import (
+	"context"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -19,6 +23,7 @@ var (
 	SubnetAddress         = common.HexToAddress("0x0000000000000000000000000000000000000803")
 	NeuronAddress         = common.HexToAddress("0x0000000000000000000000000000000000000804")
 	UidLookupAddress      = common.HexToAddress("0x0000000000000000000000000000000000000806")
+	StorageQueryAddress   = common.HexToAddress("0x0000000000000000000000000000000000000807")
 	AddressMappingAddress = common.HexToAddress("0x000000000000000000000000000000000000080c")
 )
 
@@ -29,6 +34,7 @@ const (
 	NameSubnet         = "Subnet"
 	NameNeuron         = "Neuron"
 	NameUidLookup      = "UidLookup"
+	NameStorageQuery   = "StorageQuery"
 	NameAddressMapping = "AddressMapping"
 )
 
@@ -66,6 +72,23 @@ const (
 	HyperAlphaSigmoidSteepness
 	HyperServingRateLimit
 	HyperTransfersEnabled
+	// HyperCommitRevealByEpochIndex is devnet-only (no Subnet getter or setter): set, commit-reveal
+	// counts epochs with SubnetEpochIndex; unset (the default), with the legacy
+	// (block + netuid + 1) / (tempo + 1).
+	HyperCommitRevealByEpochIndex
+)
+
+// Storage items of SubtensorState.storageItem, the SubtensorModule items StorageQuery (0x807)
+// answers (the StorageItem enum of src/Common.sol).
+const (
+	ItemTempo uint8 = iota
+	ItemLastEpochBlock
+	ItemPendingEpochAt
+	ItemSubnetEpochIndex
+	ItemRevealPeriodEpochs
+	ItemMechanismCountCurrent
+	ItemMinerBurned
+	ItemCommitRevealWeightsVersion
 )
 
 //go:embed build/*
@@ -81,6 +104,7 @@ var placement = []struct {
 	{NameSubnet, &SubnetAddress},
 	{NameNeuron, &NeuronAddress},
 	{NameUidLookup, &UidLookupAddress},
+	{NameStorageQuery, &StorageQueryAddress},
 	{NameAddressMapping, &AddressMappingAddress},
 }
 
@@ -101,7 +125,7 @@ func Code(name string) ([]byte, error) {
 }
 
 // ABI returns the parsed ABI of a compiled contract by name ("Metagraph", "Subnet",
-// "Neuron", "UidLookup", "AddressMapping", "SubtensorState").
+// "Neuron", "UidLookup", "StorageQuery", "AddressMapping", "SubtensorState").
 func ABI(name string) (abi.ABI, error) {
 	raw, err := build.ReadFile("build/" + name + ".abi.json")
 	if err != nil {
@@ -132,4 +156,28 @@ func Genesis(admin common.Address) types.GenesisAlloc {
 		alloc[*p.addr] = acct
 	}
 	return alloc
+}
+
+// GasHeadroom wraps a contract backend so that bindings add a quarter to every gas estimate.
+// go-ethereum estimates against the latest block while the transaction lands in a later one,
+// and SubtensorState's gas depends on block.number where it writes block numbers (the epoch
+// schedule: overwriting a slot with an equal value is cheaper than with a new one). The chain
+// client adds 20% for the same reason. (A first write into an empty slot costs far more again;
+// SubtensorState keeps the schedule's slots from ever being empty, see Schedule.)
+func GasHeadroom(b bind.ContractBackend) bind.ContractBackend { return gasHeadroom{b} }
+
+type gasHeadroom struct{ bind.ContractBackend }
+
+func (g gasHeadroom) EstimateGas(ctx context.Context, msg ethereum.CallMsg) (uint64, error) {
+	gas, err := g.ContractBackend.EstimateGas(ctx, msg)
+	return gas + gas/4, err
+}
+
+// PendingCallContract passes pending calls through (bind.CallOpts.Pending).
+func (g gasHeadroom) PendingCallContract(ctx context.Context, msg ethereum.CallMsg) ([]byte, error) {
+	p, ok := g.ContractBackend.(bind.PendingContractCaller)
+	if !ok {
+		return nil, errors.New("backend does not support pending state")
+	}
+	return p.PendingCallContract(ctx, msg)
 }

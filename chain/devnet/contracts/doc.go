@@ -15,10 +15,22 @@
 // Addresses:
 //
 //	0x…0a00 SubtensorState: the admin functions, the rules of subtensor's pallet and all
-//	        state except the metagraph table
+//	        state except the metagraph table and StorageQuery's three admin-written items
 //	0x…0802 Metagraph: the reference ABI's getters, served from its own storage (below)
 //	0x…0803 Subnet, 0x…0804 Neuron, 0x…0806 UidLookup,
 //	0x…080c AddressMapping: stateless facades with the reference ABIs selector for selector
+//	0x…0807 StorageQuery: raw SubtensorModule storage keys in, SCALE values out (no ABI, as
+//	        on subtensor); the epoch schedule, tempo and RevealPeriodEpochs come from
+//	        SubtensorState, MechanismCountCurrent, MinerBurned and CommitRevealWeightsVersion
+//	        are its own storage, written by the admin
+//
+// Epochs follow subtensor's dynamic-tempo scheduler. SubtensorState stores each subnet's
+// schedule (LastEpochBlock, PendingEpochAt, SubnetEpochIndex) as of the block it was last
+// written and advances it on every read through the epochs fired since, so a read at block N
+// sees an epoch that fires at N (subtensor runs it in on_initialize). setTempo (root's
+// sudo_set_tempo: freeze window, cycle reset) and triggerEpoch (the owner's trigger_epoch:
+// PendingEpochAt = now + AdminFreezeWindow) settle it first. The devnet runs Yuma in Go when
+// SubnetEpochIndex moves.
 //
 // Metagraph stores the metagraph table: each subnet's uid count and, per uid, hotkey,
 // coldkey, stake, validator permit, active, lastUpdate, epoch results (rank, trust,

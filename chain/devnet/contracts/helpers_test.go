@@ -59,10 +59,10 @@ func newEnv(t *testing.T) *env {
 	e.client = e.backend.Client()
 
 	var err error
-	if e.state, err = NewSubtensorState(StateAddress, e.client); err != nil {
+	if e.state, err = NewSubtensorState(StateAddress, GasHeadroom(e.client)); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{NameState, NameMetagraph, NameSubnet, NameNeuron, NameUidLookup, NameAddressMapping} {
+	for _, name := range []string{NameState, NameMetagraph, NameSubnet, NameNeuron, NameUidLookup, NameAddressMapping, NameStorageQuery} {
 		if e.abis[name], err = ABI(name); err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ type PrometheusInfo struct {
 
 // SubtensorStateMetaData contains all meta data concerning the SubtensorState contract.
 var SubtensorStateMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previous\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"AdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"AxonServed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"name\":\"EpochResultsSet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"}],\"name\":\"EvmKeyAssociated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint8\",\"name\":\"param\",\"type\":\"uint8\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"HyperparameterSet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"}],\"name\":\"NeuronRegistered\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"PrometheusServed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"SubnetCreated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"WeightsCommitted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"WeightsRevealed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"WeightsSet\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"admin\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"}],\"name\":\"associateEvmKey\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"data\",\"type\":\"bytes\"}],\"name\":\"blake2b256\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"account\",\"type\":\"bytes32\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"salt\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"commitHashOf\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"createSubnet\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"name\":\"epochOf\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getAxon\",\"outputs\":[{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"internalType\":\"structAxonInfo\",\"name\":\"\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getPendingCommits\",\"outputs\":[{\"internalType\":\"bytes32[]\",\"name\":\"hashes\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint64[]\",\"name\":\"blocks\",\"type\":\"uint64[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getPrometheus\",\"outputs\":[{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"}],\"internalType\":\"structPrometheusInfo\",\"name\":\"\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"getTempo\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"getUidCount\",\"outputs\":[{\"internalType\":\"uint16\",\"name\":\"\",\"type\":\"uint16\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getWeights\",\"outputs\":[{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"}],\"name\":\"hyperparameter\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"a\",\"type\":\"address\"}],\"name\":\"mirror\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"}],\"name\":\"neuronBurnedRegister\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"neuronCommitWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"neuronInfo\",\"outputs\":[{\"components\":[{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"},{\"internalType\":\"bool\",\"name\":\"validatorPermit\",\"type\":\"bool\"},{\"internalType\":\"bool\",\"name\":\"active\",\"type\":\"bool\"},{\"internalType\":\"uint64\",\"name\":\"lastUpdate\",\"type\":\"uint64\"},{\"internalType\":\"uint64\",\"name\":\"registrationBlock\",\"type\":\"uint64\"},{\"internalType\":\"uint16\",\"name\":\"rank\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"trust\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"consensus\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"incentive\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"dividends\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"vtrust\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"emission\",\"type\":\"uint64\"},{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"internalType\":\"structAxonInfo\",\"name\":\"axon\",\"type\":\"tuple\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"evmAssociatedBlock\",\"type\":\"uint64\"}],\"internalType\":\"structNeuronInfo\",\"name\":\"info\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"salt\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"neuronRevealWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"name\":\"neuronServeAxon\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"}],\"name\":\"neuronServePrometheus\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"dests\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"weights\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"neuronSetWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"},{\"internalType\":\"bool\",\"name\":\"validatorPermit\",\"type\":\"bool\"}],\"name\":\"registerNeuron\",\"outputs\":[{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"bool\",\"name\":\"active\",\"type\":\"bool\"}],\"name\":\"setActive\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newAdmin\",\"type\":\"address\"}],\"name\":\"setAdmin\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"name\":\"setAxon\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"rank\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"trust\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"consensus\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"incentive\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"dividends\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"vtrust\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64[]\",\"name\":\"emission\",\"type\":\"uint64[]\"}],\"name\":\"setEpochResults\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"setHyperparameter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"limit\",\"type\":\"uint16\"}],\"name\":\"setMaxWeightLimit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"}],\"name\":\"setStake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"}],\"name\":\"setSubnetOwner\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"setTempo\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"bool\",\"name\":\"permit\",\"type\":\"bool\"}],\"name\":\"setValidatorPermit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"subnetExists\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"subnetOwner\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"subnetSetHyperparameter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"limit\",\"type\":\"uint16\"}],\"name\":\"uidLookup\",\"outputs\":[{\"components\":[{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"block_associated\",\"type\":\"uint64\"}],\"internalType\":\"structLookupItem[]\",\"name\":\"items\",\"type\":\"tuple[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"}],\"name\":\"uidOfHotkey\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"found\",\"type\":\"bool\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previous\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"AdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"AxonServed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"name\":\"EpochResultsSet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"by\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"firesAt\",\"type\":\"uint64\"}],\"name\":\"EpochTriggered\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"}],\"name\":\"EvmKeyAssociated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint8\",\"name\":\"param\",\"type\":\"uint8\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"HyperparameterSet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"}],\"name\":\"NeuronRegistered\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"PrometheusServed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"SubnetCreated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"WeightsCommitted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"WeightsRevealed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"indexed\":false,\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"WeightsSet\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"admin\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"}],\"name\":\"associateEvmKey\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"data\",\"type\":\"bytes\"}],\"name\":\"blake2b256\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"account\",\"type\":\"bytes32\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"salt\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"commitHashOf\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"createSubnet\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getAxon\",\"outputs\":[{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"internalType\":\"structAxonInfo\",\"name\":\"\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getPendingCommits\",\"outputs\":[{\"internalType\":\"bytes32[]\",\"name\":\"hashes\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint64[]\",\"name\":\"blocks\",\"type\":\"uint64[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getPrometheus\",\"outputs\":[{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"}],\"internalType\":\"structPrometheusInfo\",\"name\":\"\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"getTempo\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"getUidCount\",\"outputs\":[{\"internalType\":\"uint16\",\"name\":\"\",\"type\":\"uint16\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"getWeights\",\"outputs\":[{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"}],\"name\":\"hyperparameter\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"a\",\"type\":\"address\"}],\"name\":\"mirror\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"}],\"name\":\"neuronBurnedRegister\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"commitHash\",\"type\":\"bytes32\"}],\"name\":\"neuronCommitWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"name\":\"neuronInfo\",\"outputs\":[{\"components\":[{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"},{\"internalType\":\"bool\",\"name\":\"validatorPermit\",\"type\":\"bool\"},{\"internalType\":\"bool\",\"name\":\"active\",\"type\":\"bool\"},{\"internalType\":\"uint64\",\"name\":\"lastUpdate\",\"type\":\"uint64\"},{\"internalType\":\"uint64\",\"name\":\"registrationBlock\",\"type\":\"uint64\"},{\"internalType\":\"uint16\",\"name\":\"rank\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"trust\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"consensus\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"incentive\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"dividends\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"vtrust\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"emission\",\"type\":\"uint64\"},{\"components\":[{\"internalType\":\"uint64\",\"name\":\"block\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ip_type\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"internalType\":\"structAxonInfo\",\"name\":\"axon\",\"type\":\"tuple\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"evmAssociatedBlock\",\"type\":\"uint64\"}],\"internalType\":\"structNeuronInfo\",\"name\":\"info\",\"type\":\"tuple\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"uids\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"values\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"salt\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"neuronRevealWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"name\":\"neuronServeAxon\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"}],\"name\":\"neuronServePrometheus\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"dests\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"weights\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64\",\"name\":\"versionKey\",\"type\":\"uint64\"}],\"name\":\"neuronSetWeights\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"coldkey\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"},{\"internalType\":\"bool\",\"name\":\"validatorPermit\",\"type\":\"bool\"}],\"name\":\"registerNeuron\",\"outputs\":[{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"bool\",\"name\":\"active\",\"type\":\"bool\"}],\"name\":\"setActive\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newAdmin\",\"type\":\"address\"}],\"name\":\"setAdmin\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"window\",\"type\":\"uint16\"}],\"name\":\"setAdminFreezeWindow\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint32\",\"name\":\"version\",\"type\":\"uint32\"},{\"internalType\":\"uint128\",\"name\":\"ip\",\"type\":\"uint128\"},{\"internalType\":\"uint16\",\"name\":\"port\",\"type\":\"uint16\"},{\"internalType\":\"uint8\",\"name\":\"ipType\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"protocol\",\"type\":\"uint8\"}],\"name\":\"setAxon\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16[]\",\"name\":\"rank\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"trust\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"consensus\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"incentive\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"dividends\",\"type\":\"uint16[]\"},{\"internalType\":\"uint16[]\",\"name\":\"vtrust\",\"type\":\"uint16[]\"},{\"internalType\":\"uint64[]\",\"name\":\"emission\",\"type\":\"uint64[]\"}],\"name\":\"setEpochResults\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"setHyperparameter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"limit\",\"type\":\"uint16\"}],\"name\":\"setMaxWeightLimit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"stake\",\"type\":\"uint64\"}],\"name\":\"setStake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"}],\"name\":\"setSubnetOwner\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"tempo\",\"type\":\"uint64\"}],\"name\":\"setTempo\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"bool\",\"name\":\"permit\",\"type\":\"bool\"}],\"name\":\"setValidatorPermit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"enumStorageItem\",\"name\":\"item\",\"type\":\"uint8\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"storageItem\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"present\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"subnetExists\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"subnetOwner\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"enumHyper\",\"name\":\"param\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"subnetSetHyperparameter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"}],\"name\":\"triggerEpoch\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"address\",\"name\":\"evmAddress\",\"type\":\"address\"},{\"internalType\":\"uint16\",\"name\":\"limit\",\"type\":\"uint16\"}],\"name\":\"uidLookup\",\"outputs\":[{\"components\":[{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"},{\"internalType\":\"uint64\",\"name\":\"block_associated\",\"type\":\"uint64\"}],\"internalType\":\"structLookupItem[]\",\"name\":\"items\",\"type\":\"tuple[]\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint16\",\"name\":\"netuid\",\"type\":\"uint16\"},{\"internalType\":\"bytes32\",\"name\":\"hotkey\",\"type\":\"bytes32\"}],\"name\":\"uidOfHotkey\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"found\",\"type\":\"bool\"},{\"internalType\":\"uint16\",\"name\":\"uid\",\"type\":\"uint16\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // SubtensorStateABI is the input ABI used to generate the binding from.
@@ -321,37 +321,6 @@ func (_SubtensorState *SubtensorStateSession) CommitHashOf(account [32]byte, net
 // Solidity: function commitHashOf(bytes32 account, uint16 netuid, uint16[] uids, uint16[] values, uint16[] salt, uint64 versionKey) view returns(bytes32)
 func (_SubtensorState *SubtensorStateCallerSession) CommitHashOf(account [32]byte, netuid uint16, uids []uint16, values []uint16, salt []uint16, versionKey uint64) ([32]byte, error) {
 	return _SubtensorState.Contract.CommitHashOf(&_SubtensorState.CallOpts, account, netuid, uids, values, salt, versionKey)
-}
-
-// EpochOf is a free data retrieval call binding the contract method 0x9e5743cf.
-//
-// Solidity: function epochOf(uint16 netuid, uint64 blockNumber) view returns(uint64)
-func (_SubtensorState *SubtensorStateCaller) EpochOf(opts *bind.CallOpts, netuid uint16, blockNumber uint64) (uint64, error) {
-	var out []interface{}
-	err := _SubtensorState.contract.Call(opts, &out, "epochOf", netuid, blockNumber)
-
-	if err != nil {
-		return *new(uint64), err
-	}
-
-	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
-
-	return out0, err
-
-}
-
-// EpochOf is a free data retrieval call binding the contract method 0x9e5743cf.
-//
-// Solidity: function epochOf(uint16 netuid, uint64 blockNumber) view returns(uint64)
-func (_SubtensorState *SubtensorStateSession) EpochOf(netuid uint16, blockNumber uint64) (uint64, error) {
-	return _SubtensorState.Contract.EpochOf(&_SubtensorState.CallOpts, netuid, blockNumber)
-}
-
-// EpochOf is a free data retrieval call binding the contract method 0x9e5743cf.
-//
-// Solidity: function epochOf(uint16 netuid, uint64 blockNumber) view returns(uint64)
-func (_SubtensorState *SubtensorStateCallerSession) EpochOf(netuid uint16, blockNumber uint64) (uint64, error) {
-	return _SubtensorState.Contract.EpochOf(&_SubtensorState.CallOpts, netuid, blockNumber)
 }
 
 // GetAxon is a free data retrieval call binding the contract method 0x93afb79e.
@@ -659,6 +628,51 @@ func (_SubtensorState *SubtensorStateSession) NeuronInfo(netuid uint16, uid uint
 // Solidity: function neuronInfo(uint16 netuid, uint16 uid) view returns((bytes32,bytes32,uint64,bool,bool,uint64,uint64,uint16,uint16,uint16,uint16,uint16,uint16,uint64,(uint64,uint32,uint128,uint16,uint8,uint8),address,uint64) info)
 func (_SubtensorState *SubtensorStateCallerSession) NeuronInfo(netuid uint16, uid uint16) (NeuronInfo, error) {
 	return _SubtensorState.Contract.NeuronInfo(&_SubtensorState.CallOpts, netuid, uid)
+}
+
+// StorageItem is a free data retrieval call binding the contract method 0x600ae86c.
+//
+// Solidity: function storageItem(uint8 item, uint16 netuid) view returns(bool present, uint256 value)
+func (_SubtensorState *SubtensorStateCaller) StorageItem(opts *bind.CallOpts, item uint8, netuid uint16) (struct {
+	Present bool
+	Value   *big.Int
+}, error) {
+	var out []interface{}
+	err := _SubtensorState.contract.Call(opts, &out, "storageItem", item, netuid)
+
+	outstruct := new(struct {
+		Present bool
+		Value   *big.Int
+	})
+	if err != nil {
+		return *outstruct, err
+	}
+
+	outstruct.Present = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Value = *abi.ConvertType(out[1], new(*big.Int)).(**big.Int)
+
+	return *outstruct, err
+
+}
+
+// StorageItem is a free data retrieval call binding the contract method 0x600ae86c.
+//
+// Solidity: function storageItem(uint8 item, uint16 netuid) view returns(bool present, uint256 value)
+func (_SubtensorState *SubtensorStateSession) StorageItem(item uint8, netuid uint16) (struct {
+	Present bool
+	Value   *big.Int
+}, error) {
+	return _SubtensorState.Contract.StorageItem(&_SubtensorState.CallOpts, item, netuid)
+}
+
+// StorageItem is a free data retrieval call binding the contract method 0x600ae86c.
+//
+// Solidity: function storageItem(uint8 item, uint16 netuid) view returns(bool present, uint256 value)
+func (_SubtensorState *SubtensorStateCallerSession) StorageItem(item uint8, netuid uint16) (struct {
+	Present bool
+	Value   *big.Int
+}, error) {
+	return _SubtensorState.Contract.StorageItem(&_SubtensorState.CallOpts, item, netuid)
 }
 
 // SubnetExists is a free data retrieval call binding the contract method 0xbc3553ac.
@@ -1030,6 +1044,27 @@ func (_SubtensorState *SubtensorStateTransactorSession) SetAdmin(newAdmin common
 	return _SubtensorState.Contract.SetAdmin(&_SubtensorState.TransactOpts, newAdmin)
 }
 
+// SetAdminFreezeWindow is a paid mutator transaction binding the contract method 0x5394e1e0.
+//
+// Solidity: function setAdminFreezeWindow(uint16 window) returns()
+func (_SubtensorState *SubtensorStateTransactor) SetAdminFreezeWindow(opts *bind.TransactOpts, window uint16) (*types.Transaction, error) {
+	return _SubtensorState.contract.Transact(opts, "setAdminFreezeWindow", window)
+}
+
+// SetAdminFreezeWindow is a paid mutator transaction binding the contract method 0x5394e1e0.
+//
+// Solidity: function setAdminFreezeWindow(uint16 window) returns()
+func (_SubtensorState *SubtensorStateSession) SetAdminFreezeWindow(window uint16) (*types.Transaction, error) {
+	return _SubtensorState.Contract.SetAdminFreezeWindow(&_SubtensorState.TransactOpts, window)
+}
+
+// SetAdminFreezeWindow is a paid mutator transaction binding the contract method 0x5394e1e0.
+//
+// Solidity: function setAdminFreezeWindow(uint16 window) returns()
+func (_SubtensorState *SubtensorStateTransactorSession) SetAdminFreezeWindow(window uint16) (*types.Transaction, error) {
+	return _SubtensorState.Contract.SetAdminFreezeWindow(&_SubtensorState.TransactOpts, window)
+}
+
 // SetAxon is a paid mutator transaction binding the contract method 0xdccd65d1.
 //
 // Solidity: function setAxon(uint16 netuid, uint16 uid, uint32 version, uint128 ip, uint16 port, uint8 ipType, uint8 protocol) returns()
@@ -1217,6 +1252,27 @@ func (_SubtensorState *SubtensorStateSession) SubnetSetHyperparameter(caller com
 // Solidity: function subnetSetHyperparameter(address caller, uint16 netuid, uint8 param, uint256 value) returns()
 func (_SubtensorState *SubtensorStateTransactorSession) SubnetSetHyperparameter(caller common.Address, netuid uint16, param uint8, value *big.Int) (*types.Transaction, error) {
 	return _SubtensorState.Contract.SubnetSetHyperparameter(&_SubtensorState.TransactOpts, caller, netuid, param, value)
+}
+
+// TriggerEpoch is a paid mutator transaction binding the contract method 0x3b068be0.
+//
+// Solidity: function triggerEpoch(uint16 netuid) returns()
+func (_SubtensorState *SubtensorStateTransactor) TriggerEpoch(opts *bind.TransactOpts, netuid uint16) (*types.Transaction, error) {
+	return _SubtensorState.contract.Transact(opts, "triggerEpoch", netuid)
+}
+
+// TriggerEpoch is a paid mutator transaction binding the contract method 0x3b068be0.
+//
+// Solidity: function triggerEpoch(uint16 netuid) returns()
+func (_SubtensorState *SubtensorStateSession) TriggerEpoch(netuid uint16) (*types.Transaction, error) {
+	return _SubtensorState.Contract.TriggerEpoch(&_SubtensorState.TransactOpts, netuid)
+}
+
+// TriggerEpoch is a paid mutator transaction binding the contract method 0x3b068be0.
+//
+// Solidity: function triggerEpoch(uint16 netuid) returns()
+func (_SubtensorState *SubtensorStateTransactorSession) TriggerEpoch(netuid uint16) (*types.Transaction, error) {
+	return _SubtensorState.Contract.TriggerEpoch(&_SubtensorState.TransactOpts, netuid)
 }
 
 // SubtensorStateAdminChangedIterator is returned from FilterAdminChanged and is used to iterate over the raw logs and unpacked data for AdminChanged events raised by the SubtensorState contract.
@@ -1668,6 +1724,156 @@ func (_SubtensorState *SubtensorStateFilterer) WatchEpochResultsSet(opts *bind.W
 func (_SubtensorState *SubtensorStateFilterer) ParseEpochResultsSet(log types.Log) (*SubtensorStateEpochResultsSet, error) {
 	event := new(SubtensorStateEpochResultsSet)
 	if err := _SubtensorState.contract.UnpackLog(event, "EpochResultsSet", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// SubtensorStateEpochTriggeredIterator is returned from FilterEpochTriggered and is used to iterate over the raw logs and unpacked data for EpochTriggered events raised by the SubtensorState contract.
+type SubtensorStateEpochTriggeredIterator struct {
+	Event *SubtensorStateEpochTriggered // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *SubtensorStateEpochTriggeredIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(SubtensorStateEpochTriggered)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(SubtensorStateEpochTriggered)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *SubtensorStateEpochTriggeredIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *SubtensorStateEpochTriggeredIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// SubtensorStateEpochTriggered represents a EpochTriggered event raised by the SubtensorState contract.
+type SubtensorStateEpochTriggered struct {
+	Netuid  uint16
+	By      common.Address
+	FiresAt uint64
+	Raw     types.Log // Blockchain specific contextual infos
+}
+
+// FilterEpochTriggered is a free log retrieval operation binding the contract event 0xc0e928430daf62a4a86253bba16083da0a43c24f0709dc895540933df1060a73.
+//
+// Solidity: event EpochTriggered(uint16 indexed netuid, address by, uint64 firesAt)
+func (_SubtensorState *SubtensorStateFilterer) FilterEpochTriggered(opts *bind.FilterOpts, netuid []uint16) (*SubtensorStateEpochTriggeredIterator, error) {
+
+	var netuidRule []interface{}
+	for _, netuidItem := range netuid {
+		netuidRule = append(netuidRule, netuidItem)
+	}
+
+	logs, sub, err := _SubtensorState.contract.FilterLogs(opts, "EpochTriggered", netuidRule)
+	if err != nil {
+		return nil, err
+	}
+	return &SubtensorStateEpochTriggeredIterator{contract: _SubtensorState.contract, event: "EpochTriggered", logs: logs, sub: sub}, nil
+}
+
+// WatchEpochTriggered is a free log subscription operation binding the contract event 0xc0e928430daf62a4a86253bba16083da0a43c24f0709dc895540933df1060a73.
+//
+// Solidity: event EpochTriggered(uint16 indexed netuid, address by, uint64 firesAt)
+func (_SubtensorState *SubtensorStateFilterer) WatchEpochTriggered(opts *bind.WatchOpts, sink chan<- *SubtensorStateEpochTriggered, netuid []uint16) (event.Subscription, error) {
+
+	var netuidRule []interface{}
+	for _, netuidItem := range netuid {
+		netuidRule = append(netuidRule, netuidItem)
+	}
+
+	logs, sub, err := _SubtensorState.contract.WatchLogs(opts, "EpochTriggered", netuidRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(SubtensorStateEpochTriggered)
+				if err := _SubtensorState.contract.UnpackLog(event, "EpochTriggered", log); err != nil {
+					// If the signature doesn't match, skip this log.
+					if errors.Is(err, bind.ErrEventSignatureMismatch) {
+						continue
+					}
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseEpochTriggered is a log parse operation binding the contract event 0xc0e928430daf62a4a86253bba16083da0a43c24f0709dc895540933df1060a73.
+//
+// Solidity: event EpochTriggered(uint16 indexed netuid, address by, uint64 firesAt)
+func (_SubtensorState *SubtensorStateFilterer) ParseEpochTriggered(log types.Log) (*SubtensorStateEpochTriggered, error) {
+	event := new(SubtensorStateEpochTriggered)
+	if err := _SubtensorState.contract.UnpackLog(event, "EpochTriggered", log); err != nil {
 		return nil, err
 	}
 	event.Raw = log

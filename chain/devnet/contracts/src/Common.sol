@@ -15,6 +15,7 @@ address constant SUBNET_ADDRESS = address(uint160(0x0803));
 address constant NEURON_ADDRESS = address(uint160(0x0804));
 address constant UID_LOOKUP_ADDRESS = address(uint160(0x0806));
 address constant ADDRESS_MAPPING_ADDRESS = address(uint160(0x080c));
+address constant STORAGE_QUERY_ADDRESS = address(uint160(0x0807));
 
 // Most uids a subnet can have (SubtensorState refuses more, Metagraph stores this many).
 uint16 constant MAX_UIDS = 256;
@@ -107,5 +108,22 @@ enum Hyper {
     NetworkPowRegistrationAllowed, // 24 bool,   default false
     AlphaSigmoidSteepness, // 25 uint16, default 1000
     ServingRateLimit, // 26 uint64, default 0 on the devnet (50 on subtensor)
-    TransfersEnabled // 27 bool,   default true
+    TransfersEnabled, // 27 bool,   default true
+    // Devnet only, not a subtensor hyperparameter and not exposed by the Subnet facade: when
+    // set, commit-reveal counts epochs with SubnetEpochIndex (as subtensor does since dynamic
+    // tempo); unset keeps the legacy (block + netuid + 1) / (tempo + 1) numbering.
+    CommitRevealByEpochIndex // 28 bool, default false
+}
+
+/// The SubtensorModule storage items StorageQuery (0x807) answers, by SubtensorState.storageItem.
+/// The numeric value of each member is part of SubtensorState's ABI: append new members only.
+enum StorageItem {
+    Tempo, // 0 StorageMap<Identity, NetUid, u16>
+    LastEpochBlock, // 1 StorageMap<Identity, NetUid, u64>
+    PendingEpochAt, // 2 StorageMap<Identity, NetUid, u64>
+    SubnetEpochIndex, // 3 StorageMap<Identity, NetUid, u64>
+    RevealPeriodEpochs, // 4 StorageMap<Twox64Concat, NetUid, u64>
+    MechanismCountCurrent, // 5 StorageMap<Twox64Concat, NetUid, MechId (u8)>
+    MinerBurned, // 6 StorageMap<Identity, NetUid, U96F32 (128 bits)>
+    CommitRevealWeightsVersion // 7 StorageValue<u16>
 }

@@ -8,6 +8,7 @@ import {
     NeuronInfo,
     EpochResult,
     Hyper,
+    StorageItem,
     MAX_UIDS,
     METAGRAPH_ADDRESS,
     SUBNET_ADDRESS,
@@ -30,6 +31,16 @@ import {Metagraph} from "./Metagraph.sol";
 /// It lives in genesis as runtime code: no constructor runs. Storage slot 0 (admin) is set
 /// in the genesis alloc; every other slot starts empty.
 ///
+/// Epochs follow subtensor's dynamic-tempo scheduler (pallets/subtensor/src/coinbase/
+/// run_coinbase.rs, should_run_epoch): a subnet's epoch fires at the first block where
+/// block - LastEpochBlock >= tempo, where an owner-triggered PendingEpochAt is reached, or where
+/// the safety net (more than MAX_TEMPO blocks since the last epoch) trips; each firing sets
+/// LastEpochBlock to the block, clears PendingEpochAt and adds one to SubnetEpochIndex. The EVM
+/// has no per-block hook, so the schedule is stored as of the block it was last written at
+/// (settledAt) and every read advances it through the slots fired since (_scheduleNow); writers
+/// settle it first (_settle). Reads at block N therefore see the epoch that fires at N, as
+/// extrinsics in block N do on subtensor, where the epoch runs in on_initialize.
+///
 /// Reverts carry plain Error(string) reasons named after subtensor's own errors.
 contract SubtensorState {
     // ---------------------------------------------------------------------------------
@@ -48,6 +59,23 @@ contract SubtensorState {
     struct Commit {
         bytes32 hash;
         uint64 block;
+        uint64 epoch; // SubnetEpochIndex at the commit (used when CommitRevealByEpochIndex is set)
+    }
+
+    /// A subnet's epoch schedule as of block settledAt. Two storage slots, each with a flag set
+    /// by createSubnet so that neither starts empty whatever the block number: writing a first
+    /// non-zero value to a slot costs far more gas, and gas is estimated at the block before the
+    /// one a transaction lands in (block 0 for the first createSubnet).
+    struct Schedule {
+        uint64 lastEpochBlock; // LastEpochBlock
+        uint64 pendingEpochAt; // PendingEpochAt, 0 when no trigger is pending
+        uint64 epochIndex; // SubnetEpochIndex
+        bool pendingWritten; // PendingEpochAt has a storage entry (trigger or any epoch)
+        bool indexWritten; // SubnetEpochIndex has a storage entry (any epoch)
+        bool created; // first slot's flag
+        uint64 lastStep; // block of the last epoch (BlocksSinceLastStep counts from it)
+        uint64 settledAt; // block the fields above were computed for
+        bool created2; // second slot's flag
     }
 
     /// The part of a neuron's state that is not in Metagraph's table.
@@ -66,12 +94,20 @@ contract SubtensorState {
     mapping(uint16 => uint256) internal hyperSet_; // slot 3: bit p set => hyper_[netuid][p] is set
     mapping(uint16 => mapping(uint16 => Neuron)) internal neurons_; // slot 4
     mapping(uint16 => mapping(bytes32 => uint16)) internal uidPlusOne_; // slot 5: hotkey => uid+1
+    mapping(uint16 => Schedule) internal schedule_; // slot 6
+    uint16 internal freezeWindow_; // AdminFreezeWindow when freezeWindowSet_
+    bool internal freezeWindowSet_;
 
     /// Metagraph (0x802), which stores the metagraph table (see above).
     Metagraph internal constant M = Metagraph(METAGRAPH_ADDRESS);
 
     uint256 internal constant MAX_PENDING_COMMITS = 10;
     uint256 internal constant MAX_REVEAL_PERIOD = 100;
+    /// subtensor's MAX_TEMPO (pallets/subtensor/src/lib.rs): the safety net fires an epoch once
+    /// more than this many blocks passed since the last one.
+    uint64 internal constant MAX_TEMPO = 50_400;
+    /// DefaultAdminFreezeWindow (pallets/subtensor/src/lib.rs).
+    uint16 internal constant DEFAULT_FREEZE_WINDOW = 10;
 
     // ---------------------------------------------------------------------------------
     // Events (emitted by this contract, not by the facades).
@@ -88,6 +124,7 @@ contract SubtensorState {
     event AxonServed(uint16 indexed netuid, uint16 uid);
     event PrometheusServed(uint16 indexed netuid, uint16 uid);
     event EpochResultsSet(uint16 indexed netuid, uint64 blockNumber);
+    event EpochTriggered(uint16 indexed netuid, address by, uint64 firesAt);
 
     // ---------------------------------------------------------------------------------
     // Access control
@@ -116,10 +153,24 @@ contract SubtensorState {
     function createSubnet(uint16 netuid, address owner, uint64 tempo) external onlyAdmin {
         Subnet storage s = subnets_[netuid];
         require(!s.exists, "SubnetAlreadyExists");
-        require(tempo > 0, "InvalidTempo");
+        _checkTempo(tempo);
         s.exists = true;
         s.owner = owner;
         s.tempo = tempo;
+        // init_new_network (subnets/subnet.rs): LastEpochBlock = now - netuid % tempo.
+        uint64 blk = uint64(block.number);
+        uint64 stagger = uint64(netuid) % tempo;
+        _store(netuid, Schedule({
+            lastEpochBlock: blk > stagger ? blk - stagger : 0,
+            pendingEpochAt: 0,
+            epochIndex: 0,
+            pendingWritten: false,
+            indexWritten: false,
+            created: true,
+            lastStep: blk,
+            settledAt: blk,
+            created2: true
+        }));
         M.stateCreateSubnet(netuid);
         emit SubnetCreated(netuid, owner, tempo);
     }
@@ -158,10 +209,40 @@ contract SubtensorState {
         M.stateSetActive(netuid, uid, active);
     }
 
+    /// sudo_set_tempo (pallets/admin-utils): refused inside the admin freeze window; sets the
+    /// tempo and restarts the cycle (LastEpochBlock = now), apply_tempo_with_cycle_reset.
+    /// Root has no bounds but the u16 type; 0 (a subnet that never runs) is refused here.
     function setTempo(uint16 netuid, uint64 tempo) external onlyAdmin {
         Subnet storage s = _subnet(netuid);
-        require(tempo > 0, "InvalidTempo");
+        _checkTempo(tempo);
+        Schedule storage sc = _settle(netuid);
+        require(!_frozen(netuid, sc), "AdminActionProhibitedDuringWeightsWindow");
         s.tempo = tempo;
+        sc.lastEpochBlock = uint64(block.number);
+    }
+
+    /// trigger_epoch (coinbase/tempo_control.rs, do_trigger_epoch), for the subnet owner or the
+    /// admin: schedules an epoch AdminFreezeWindow blocks from now. The owner's rate limit is
+    /// not emulated.
+    function triggerEpoch(uint16 netuid) external {
+        Subnet storage s = _subnet(netuid);
+        require(msg.sender == s.owner || msg.sender == admin, "NotSubnetOwner");
+        require(!_flag(netuid, Hyper.CommitRevealEnabled), "DynamicTempoBlockedByCommitReveal");
+        Schedule storage sc = _settle(netuid);
+        require(sc.pendingEpochAt == 0, "EpochTriggerAlreadyPending");
+        uint64 blk = uint64(block.number);
+        uint64 window = _adminFreezeWindow();
+        require(_blocksUntilAutoEpoch(s.tempo, sc, blk) >= window, "AutoEpochAlreadyImminent");
+        uint64 firesAt = blk + window;
+        sc.pendingEpochAt = firesAt;
+        sc.pendingWritten = true;
+        emit EpochTriggered(netuid, msg.sender, firesAt);
+    }
+
+    /// sudo_set_admin_freeze_window: the global AdminFreezeWindow (default 10 blocks).
+    function setAdminFreezeWindow(uint16 window) external onlyAdmin {
+        freezeWindow_ = window;
+        freezeWindowSet_ = true;
     }
 
     function setSubnetOwner(uint16 netuid, address owner) external onlyAdmin {
@@ -235,6 +316,25 @@ contract SubtensorState {
 
     function getTempo(uint16 netuid) external view returns (uint64) {
         return _subnet(netuid).tempo;
+    }
+
+    /// The value StorageQuery (0x807) returns for item of netuid at the current block, and
+    /// whether the pallet would hold a storage entry for it (present = false: empty output).
+    /// The items the devnet keeps no logic for (MechanismCountCurrent, MinerBurned,
+    /// CommitRevealWeightsVersion) live in StorageQuery itself and are never present here.
+    function storageItem(StorageItem item, uint16 netuid) external view returns (bool present, uint256 value) {
+        Subnet storage s = subnets_[netuid];
+        if (!s.exists) return (false, 0);
+        if (item == StorageItem.Tempo) return (true, s.tempo);
+        if (item == StorageItem.RevealPeriodEpochs) {
+            bool set = (hyperSet_[netuid] >> uint8(Hyper.CommitRevealInterval)) & 1 == 1;
+            return (set, hyper_[netuid][uint8(Hyper.CommitRevealInterval)]);
+        }
+        if (item > StorageItem.RevealPeriodEpochs) return (false, 0);
+        Schedule memory sc = _scheduleNow(netuid);
+        if (item == StorageItem.LastEpochBlock) return (true, sc.lastEpochBlock);
+        if (item == StorageItem.PendingEpochAt) return (sc.pendingWritten, sc.pendingEpochAt);
+        return (sc.indexWritten, sc.epochIndex); // SubnetEpochIndex
     }
 
     /// Number of registered uids; 0 for a subnet that does not exist.
@@ -341,12 +441,6 @@ contract SubtensorState {
         return Blake2b.hash256(Scale.encodeCommit(account, netuid, uids, values, salt, versionKey));
     }
 
-    /// Epoch index as subtensor computes it: (block + netuid + 1) / (tempo + 1).
-    function epochOf(uint16 netuid, uint64 blockNumber) external view returns (uint64) {
-        _subnet(netuid);
-        return _epoch(netuid, blockNumber);
-    }
-
     // ---------------------------------------------------------------------------------
     // Subnet facade (0x803)
     // ---------------------------------------------------------------------------------
@@ -392,7 +486,7 @@ contract SubtensorState {
         require(!_tooFast(netuid, M.getLastUpdate(netuid, uid)), "CommittingWeightsTooFast");
         _dropExpiredCommits(netuid, n, type(uint256).max);
         require(n.commits.length < MAX_PENDING_COMMITS, "TooManyUnrevealedCommits");
-        n.commits.push(Commit(commitHash, uint64(block.number)));
+        n.commits.push(Commit(commitHash, uint64(block.number), _currentEpoch(netuid)));
         M.stateSetLastUpdate(netuid, uid, uint64(block.number));
         emit WeightsCommitted(netuid, uid, commitHash);
     }
@@ -415,10 +509,10 @@ contract SubtensorState {
         uint256 found = type(uint256).max;
         bool expired = false;
         uint64 interval = uint64(_hyper(netuid, Hyper.CommitRevealInterval));
-        uint64 current = _epoch(netuid, uint64(block.number));
+        uint64 current = _currentEpoch(netuid);
         for (uint256 i = 0; i < n.commits.length; i++) {
             if (n.commits[i].hash != h) continue;
-            if (current > _epoch(netuid, n.commits[i].block) + interval) {
+            if (current > _commitEpoch(netuid, n.commits[i]) + interval) {
                 expired = true;
                 continue;
             }
@@ -428,7 +522,7 @@ contract SubtensorState {
         if (found == type(uint256).max) {
             revert(expired ? "ExpiredWeightCommit" : "InvalidRevealCommitHashNotMatch");
         }
-        require(current >= _epoch(netuid, n.commits[found].block) + interval, "RevealTooEarly");
+        require(current >= _commitEpoch(netuid, n.commits[found]) + interval, "RevealTooEarly");
 
         _checkWeights(netuid, uid, M.getValidatorStatus(netuid, uid), uids, values, versionKey);
         _dropExpiredCommits(netuid, n, found);
@@ -521,8 +615,87 @@ contract SubtensorState {
         emit NeuronRegistered(netuid, uid, hotkey, coldkey);
     }
 
+    /// Tempo is a u16 on subtensor; 0 (a subnet that never runs) is refused on the devnet.
+    function _checkTempo(uint64 tempo) internal pure {
+        require(tempo > 0 && tempo <= type(uint16).max, "InvalidTempo");
+    }
+
     function _epoch(uint16 netuid, uint64 blockNumber) internal view returns (uint64) {
         return (blockNumber + uint64(netuid) + 1) / (subnets_[netuid].tempo + 1);
+    }
+
+    /// The epoch a commit or reveal in this block belongs to: SubnetEpochIndex (subtensor's
+    /// current_epoch_with_lookahead, subnets/weights.rs) or, by default, the legacy index.
+    function _currentEpoch(uint16 netuid) internal view returns (uint64) {
+        if (_flag(netuid, Hyper.CommitRevealByEpochIndex)) {
+            return _scheduleNow(netuid).epochIndex;
+        }
+        return _epoch(netuid, uint64(block.number));
+    }
+
+    function _commitEpoch(uint16 netuid, Commit storage c) internal view returns (uint64) {
+        if (_flag(netuid, Hyper.CommitRevealByEpochIndex)) return c.epoch;
+        return _epoch(netuid, c.block);
+    }
+
+    /// The schedule of netuid as of the current block `at`: the stored one advanced through every
+    /// epoch slot that fires in (settledAt, at], following should_run_epoch (coinbase/run_coinbase.rs).
+    /// A slot fires at the first block b with pendingEpochAt > 0 && b >= pendingEpochAt, or
+    /// b - lastEpochBlock >= tempo, or b - lastStep > MAX_TEMPO; after a firing at f the next
+    /// ones follow every min(tempo, MAX_TEMPO + 1) blocks. Every epoch succeeds on the devnet
+    /// (no skipped or deferred slots).
+    function _scheduleNow(uint16 netuid) internal view returns (Schedule memory sc) {
+        uint64 at = uint64(block.number);
+        sc = schedule_[netuid];
+        if (at <= sc.settledAt) return sc;
+        uint64 tempo = subnets_[netuid].tempo;
+        uint64 next = sc.lastEpochBlock + tempo;
+        uint64 safety = sc.lastStep + MAX_TEMPO + 1;
+        if (safety < next) next = safety;
+        if (sc.pendingEpochAt != 0) {
+            // A trigger written at settledAt fires no earlier than the following block.
+            uint64 p = sc.pendingEpochAt > sc.settledAt ? sc.pendingEpochAt : sc.settledAt + 1;
+            if (p < next) next = p;
+        }
+        sc.settledAt = at;
+        if (at < next) return sc;
+        uint64 period = tempo < MAX_TEMPO + 1 ? tempo : MAX_TEMPO + 1;
+        uint64 more = (at - next) / period;
+        uint64 fired = next + more * period;
+        sc.lastEpochBlock = fired;
+        sc.lastStep = fired;
+        sc.pendingEpochAt = 0;
+        sc.pendingWritten = true;
+        sc.epochIndex += more + 1;
+        sc.indexWritten = true;
+    }
+
+    /// Writes the schedule as of the current block and returns it.
+    function _settle(uint16 netuid) internal returns (Schedule storage) {
+        return _store(netuid, _scheduleNow(netuid));
+    }
+
+    function _store(uint16 netuid, Schedule memory sc) internal returns (Schedule storage) {
+        schedule_[netuid] = sc;
+        return schedule_[netuid];
+    }
+
+    /// blocks_until_next_auto_epoch (coinbase/run_coinbase.rs).
+    function _blocksUntilAutoEpoch(uint64 tempo, Schedule storage sc, uint64 blk) internal view returns (uint64) {
+        uint64 next = sc.lastEpochBlock + tempo;
+        return next > blk ? next - blk : 0;
+    }
+
+    function _adminFreezeWindow() internal view returns (uint16) {
+        return freezeWindowSet_ ? freezeWindow_ : DEFAULT_FREEZE_WINDOW;
+    }
+
+    /// is_in_admin_freeze_window (utils/misc.rs): a trigger is pending, or the next automatic
+    /// epoch is fewer than AdminFreezeWindow blocks away.
+    function _frozen(uint16 netuid, Schedule storage sc) internal view returns (bool) {
+        uint64 blk = uint64(block.number);
+        if (sc.pendingEpochAt > 0 && sc.pendingEpochAt > blk) return true;
+        return _blocksUntilAutoEpoch(subnets_[netuid].tempo, sc, blk) < _adminFreezeWindow();
     }
 
     function _tooFast(uint16 netuid, uint64 last) internal view returns (bool) {
@@ -589,11 +762,11 @@ contract SubtensorState {
     function _dropExpiredCommits(uint16 netuid, Neuron storage n, uint256 skip) internal {
         Commit[] storage cs = n.commits;
         uint64 interval = uint64(_hyper(netuid, Hyper.CommitRevealInterval));
-        uint64 current = _epoch(netuid, uint64(block.number));
+        uint64 current = _currentEpoch(netuid);
         uint256 kept = 0;
         uint256 len = cs.length;
         for (uint256 i = 0; i < len; i++) {
-            if (i == skip || current > _epoch(netuid, cs[i].block) + interval) continue;
+            if (i == skip || current > _commitEpoch(netuid, cs[i]) + interval) continue;
             if (kept != i) cs[kept] = cs[i];
             kept++;
         }
@@ -626,6 +799,7 @@ contract SubtensorState {
             p == Hyper.CommitRevealEnabled || p == Hyper.BondsResetEnabled || p == Hyper.LiquidAlphaEnabled
                 || p == Hyper.Yuma3Enabled || p == Hyper.NetworkRegistrationAllowed
                 || p == Hyper.NetworkPowRegistrationAllowed || p == Hyper.TransfersEnabled
+                || p == Hyper.CommitRevealByEpochIndex
         ) return 1;
         if (
             p == Hyper.MinAllowedWeights || p == Hyper.MaxWeightLimit || p == Hyper.ImmunityPeriod

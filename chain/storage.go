@@ -1,0 +1,250 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// StorageQueryAddress is subtensor's StorageQuery precompile (index 2055): its call data is a
+// raw storage key and its output the raw SCALE value, empty when the key has no entry.
+var StorageQueryAddress = common.HexToAddress("0x0000000000000000000000000000000000000807")
+
+// ErrNoStorageQuery: the node has no StorageQuery precompile (a runtime older than it, or a
+// chain that is not subtensor), so storage cannot be read over EVM. Callers fall back to
+// whatever they did before.
+var ErrNoStorageQuery = errors.New("no StorageQuery precompile at 0x807")
+
+// probeKey starts with no authorized pallet prefix. StorageQuery refuses it ("Invalid key"),
+// an address without the precompile answers it like any call to an empty account: success,
+// no output.
+var probeKey = make([]byte, 32)
+
+// Storage reads SubtensorModule storage items through StorageQuery. A missing entry reads as
+// the pallet's default, exactly as the pallet's ValueQuery getters do. Reads are at the latest
+// block unless pinned with At. A zero Storage is not usable: get one from Client.Storage.
+type Storage struct {
+	c     *Client
+	block *uint64
+}
+
+// Storage returns a reader at the latest block.
+func (c *Client) Storage() Storage { return Storage{c: c} }
+
+// At returns the same reader pinned to block.
+func (s Storage) At(block uint64) Storage {
+	s.block = &block
+	return s
+}
+
+func (s Storage) blockTag() string {
+	if s.block == nil {
+		return "latest"
+	}
+	return hexutil.EncodeUint64(*s.block)
+}
+
+// Raw returns the raw value at key, nil when the key has no entry. It fails with
+// ErrNoStorageQuery when the node has no StorageQuery precompile.
+func (s Storage) Raw(ctx context.Context, key []byte) ([]byte, error) {
+	out, err := s.query(ctx, s.blockTag(), [][]byte{key})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// query reads keys in one JSON-RPC batch at blockTag. An empty output is a missing entry only
+// if the precompile exists: the first time one is seen, a probe decides (see probeKey), and a
+// precompile once found is remembered for the client's lifetime.
+func (s Storage) query(ctx context.Context, blockTag string, keys [][]byte) ([][]byte, error) {
+	elems := make([]rpc.BatchElem, len(keys))
+	results := make([]hexutil.Bytes, len(keys))
+	for i, key := range keys {
+		elems[i] = rpc.BatchElem{
+			Method: "eth_call",
+			Args:   []any{map[string]any{"to": StorageQueryAddress, "data": hexutil.Bytes(key)}, blockTag},
+			Result: &results[i],
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.c.opts.CallTimeout)
+	defer cancel()
+	if err := s.c.withRedial(cctx, func() error { return s.c.rpc.BatchCallContext(cctx, elems) }); err != nil {
+		s.c.metrics.rpcErrors.Inc()
+		return nil, fmt.Errorf("storage query: %w", err)
+	}
+	out := make([][]byte, len(keys))
+	missing := false
+	for i, e := range elems {
+		if e.Error != nil {
+			// StorageQuery itself never fails on a key with an authorized prefix: whatever
+			// reverted here is not it.
+			if isRevert(e.Error) {
+				return nil, fmt.Errorf("%w: key %x: %v", ErrNoStorageQuery, keys[i], e.Error)
+			}
+			return nil, fmt.Errorf("storage query key %x: %w", keys[i], e.Error)
+		}
+		if len(results[i]) == 0 {
+			missing = true
+			continue
+		}
+		out[i] = results[i]
+	}
+	if !missing {
+		if len(keys) > 0 {
+			s.c.storageQuery.Store(true)
+		}
+		return out, nil
+	}
+	if s.c.storageQuery.Load() {
+		return out, nil
+	}
+	var probe hexutil.Bytes
+	err := s.c.withRedial(cctx, func() error {
+		return s.c.rpc.CallContext(cctx, &probe, "eth_call",
+			map[string]any{"to": StorageQueryAddress, "data": hexutil.Bytes(probeKey)}, blockTag)
+	})
+	var rpcErr rpc.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		// Refused a key without an authorized prefix: the precompile is there.
+		s.c.storageQuery.Store(true)
+		return out, nil
+	case err != nil:
+		s.c.metrics.rpcErrors.Inc()
+		return nil, fmt.Errorf("storage query probe: %w", err)
+	default:
+		return nil, ErrNoStorageQuery
+	}
+}
+
+func isRevert(err error) bool { return strings.Contains(err.Error(), "revert") }
+
+// read decodes one item of netuid.
+func (s Storage) read(ctx context.Context, it StorageItem, netuid uint16) (uint64, error) {
+	raw, err := s.Raw(ctx, it.Key(netuid))
+	if err != nil {
+		return 0, fmt.Errorf("storage %s netuid %d: %w", it.Name, netuid, err)
+	}
+	return it.decode(raw)
+}
+
+// Tempo is the subnet's epoch length in blocks (Tempo, default 360 on finney).
+func (s Storage) Tempo(ctx context.Context, netuid uint16) (uint16, error) {
+	v, err := s.read(ctx, ItemTempo, netuid)
+	return uint16(v), err
+}
+
+// LastEpochBlock is the block of the subnet's last epoch slot, or of its last tempo change
+// (LastEpochBlock, default 0).
+func (s Storage) LastEpochBlock(ctx context.Context, netuid uint16) (uint64, error) {
+	return s.read(ctx, ItemLastEpochBlock, netuid)
+}
+
+// PendingEpochAt is the block an owner-triggered epoch fires at, 0 when none is pending.
+func (s Storage) PendingEpochAt(ctx context.Context, netuid uint16) (uint64, error) {
+	return s.read(ctx, ItemPendingEpochAt, netuid)
+}
+
+// SubnetEpochIndex counts the subnet's epoch slots (default 0).
+func (s Storage) SubnetEpochIndex(ctx context.Context, netuid uint16) (uint64, error) {
+	return s.read(ctx, ItemSubnetEpochIndex, netuid)
+}
+
+// RevealPeriodEpochs is how many epochs after its commit a weights commit is revealed
+// (RevealPeriodEpochs, default 1).
+func (s Storage) RevealPeriodEpochs(ctx context.Context, netuid uint16) (uint64, error) {
+	return s.read(ctx, ItemRevealPeriodEpochs, netuid)
+}
+
+// MechanismCount is the subnet's number of mechanisms (MechanismCountCurrent, default 1).
+func (s Storage) MechanismCount(ctx context.Context, netuid uint16) (uint8, error) {
+	v, err := s.read(ctx, ItemMechanismCountCurrent, netuid)
+	return uint8(v), err
+}
+
+// MinerBurned is the share (0…1) of the last epoch's miner emission withheld from miners
+// (MinerBurned, default 0).
+func (s Storage) MinerBurned(ctx context.Context, netuid uint16) (U96F32, error) {
+	raw, err := s.Raw(ctx, ItemMinerBurned.Key(netuid))
+	if err != nil {
+		return U96F32{}, fmt.Errorf("storage %s netuid %d: %w", ItemMinerBurned.Name, netuid, err)
+	}
+	if len(raw) == 0 {
+		return U96F32{}, nil
+	}
+	v, err := DecodeU96F32(raw)
+	if err != nil {
+		return U96F32{}, fmt.Errorf("storage %s netuid %d: %w", ItemMinerBurned.Name, netuid, err)
+	}
+	return v, nil
+}
+
+// CommitRevealWeightsVersion is the chain-wide commit-reveal version (default 4).
+func (s Storage) CommitRevealWeightsVersion(ctx context.Context) (uint16, error) {
+	v, err := s.read(ctx, ItemCommitRevealWeightsVersion, 0)
+	return uint16(v), err
+}
+
+// EpochSchedule is a subnet's epoch state read at one block.
+type EpochSchedule struct {
+	Block              uint64 `json:"block"`
+	Tempo              uint16 `json:"tempo"`
+	LastEpochBlock     uint64 `json:"last_epoch_block"`
+	PendingEpochAt     uint64 `json:"pending_epoch_at"` // 0: no trigger pending
+	EpochIndex         uint64 `json:"epoch_index"`      // SubnetEpochIndex
+	RevealPeriodEpochs uint64 `json:"reveal_period_epochs"`
+}
+
+// NextEpoch is the block the next epoch is expected at, as subtensor's
+// get_next_epoch_start_block computes it: LastEpochBlock + Tempo, or PendingEpochAt when a
+// trigger is pending and earlier. ok is false for tempo 0 (a subnet that never runs). Like
+// subtensor's, it ignores the safety net and the per-block epoch cap.
+func (e EpochSchedule) NextEpoch() (block uint64, ok bool) {
+	if e.Tempo == 0 {
+		return 0, false
+	}
+	next := e.LastEpochBlock + uint64(e.Tempo)
+	if e.PendingEpochAt > 0 && e.PendingEpochAt < next {
+		next = e.PendingEpochAt
+	}
+	return next, true
+}
+
+// EpochSchedule reads Tempo, LastEpochBlock, PendingEpochAt, SubnetEpochIndex and
+// RevealPeriodEpochs in one batch at one block: the pinned block, or the head read first.
+func (s Storage) EpochSchedule(ctx context.Context, netuid uint16) (EpochSchedule, error) {
+	var sched EpochSchedule
+	if s.block != nil {
+		sched.Block = *s.block
+	} else {
+		head, err := s.c.HeadNumber(ctx)
+		if err != nil {
+			return sched, err
+		}
+		sched.Block = head
+	}
+	items := []StorageItem{ItemTempo, ItemLastEpochBlock, ItemPendingEpochAt, ItemSubnetEpochIndex, ItemRevealPeriodEpochs}
+	keys := make([][]byte, len(items))
+	for i, it := range items {
+		keys[i] = it.Key(netuid)
+	}
+	raws, err := s.query(ctx, hexutil.EncodeUint64(sched.Block), keys)
+	if err != nil {
+		return sched, fmt.Errorf("epoch schedule netuid %d: %w", netuid, err)
+	}
+	vals := make([]uint64, len(items))
+	for i, it := range items {
+		if vals[i], err = it.decode(raws[i]); err != nil {
+			return sched, fmt.Errorf("epoch schedule netuid %d: %w", netuid, err)
+		}
+	}
+	sched.Tempo = uint16(vals[0])
+	sched.LastEpochBlock, sched.PendingEpochAt, sched.EpochIndex, sched.RevealPeriodEpochs = vals[1], vals[2], vals[3], vals[4]
+	return sched, nil
+}

@@ -281,7 +281,10 @@ func TestCommitReveal(t *testing.T) {
 	// one epoch even on a loaded CI machine.
 	const tempo = 80
 	hyper := devnet.Hyper{CommitRevealEnabled: true, CommitRevealInterval: 1, WeightsSetRateLimit: 1, MinAllowedWeights: 1}
-	dn := startDevnet(t, devnet.Options{Validators: 3, Miners: 3, Tempo: tempo, BlockTime: 10 * time.Millisecond, Hyper: &hyper})
+	// The legacy numbering, (block + netuid + 1) / (tempo + 1), of a runtime
+	// before dynamic tempo; storage_devnet_test.go covers SubnetEpochIndex.
+	dn := startDevnet(t, devnet.Options{Validators: 3, Miners: 3, Tempo: tempo, BlockTime: 10 * time.Millisecond, Hyper: &hyper,
+		LegacyCommitRevealEpochs: true})
 	c := dial(t, dn.URL())
 	ctx := context.Background()
 	netuid := dn.Netuid()

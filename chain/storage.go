@@ -248,3 +248,22 @@ func (s Storage) EpochSchedule(ctx context.Context, netuid uint16) (EpochSchedul
 	sched.LastEpochBlock, sched.PendingEpochAt, sched.EpochIndex, sched.RevealPeriodEpochs = vals[1], vals[2], vals[3], vals[4]
 	return sched, nil
 }
+
+// EpochSchedule reads netuid's epoch schedule at block (Storage().At(block)):
+// the validator's view of the chain's epochs.
+func (c *Client) EpochSchedule(ctx context.Context, netuid uint16, block uint64) (EpochSchedule, error) {
+	return c.Storage().At(block).EpochSchedule(ctx, netuid)
+}
+
+// TxEpoch is the commit-reveal epoch of a transaction included in block
+// b > e.Block, as subtensor's current_epoch_with_lookahead counts it
+// (pallets/subtensor/src/subnets/weights.rs: SubnetEpochIndex, plus one for
+// each epoch that fires by b; the next one at NextEpoch, then every Tempo
+// blocks).
+func (e EpochSchedule) TxEpoch(b uint64) uint64 {
+	next, ok := e.NextEpoch()
+	if !ok || b < next || b <= e.Block {
+		return e.EpochIndex
+	}
+	return e.EpochIndex + 1 + (b-next)/uint64(e.Tempo)
+}

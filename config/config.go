@@ -127,7 +127,7 @@ type ChainConfig struct {
 	URL            string   `yaml:"url" help:"subtensor EVM JSON-RPC endpoint (ws, wss, http or https)"`
 	ChainID        uint64   `yaml:"chain_id" help:"expected eth_chainId: 964 finney, 945 testnet, 0 accepts any (devnet)"`
 	Netuid         uint16   `yaml:"netuid" help:"subnet the validator serves"`
-	Tempo          uint64   `yaml:"tempo" help:"blocks per epoch on the subnet (not readable from the EVM side)"`
+	Tempo          uint64   `yaml:"tempo" help:"blocks per epoch on the subnet; only a fallback: epochs are read from the chain (StorageQuery) when it has the precompile"`
 	DialTimeout    Duration `yaml:"dial_timeout" help:"time allowed to connect to the node"`
 	CallTimeout    Duration `yaml:"call_timeout" help:"time allowed for one JSON-RPC call"`
 	ReceiptTimeout Duration `yaml:"receipt_timeout" help:"time to wait for a sent transaction to be mined"`

@@ -15,6 +15,9 @@ type Chain interface {
 	CommitWeights(ctx context.Context, signer *chain.Signer, netuid uint16, hash [32]byte, opts chain.TxOptions) (*chain.TxResult, error)
 	RevealWeights(ctx context.Context, signer *chain.Signer, w chain.Weights, salt []uint16, opts chain.TxOptions) (*chain.TxResult, error)
 	ResumeTx(ctx context.Context, op string, raw []byte) (*chain.TxResult, error)
+	// EpochSchedule reads the subnet's epoch state at a block; it fails
+	// with chain.ErrNoStorageQuery on a chain without the precompile.
+	EpochSchedule(ctx context.Context, netuid uint16, block uint64) (chain.EpochSchedule, error)
 }
 
 // HeadSource delivers new heads in increasing order while Run runs, as

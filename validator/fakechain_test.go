@@ -348,6 +348,13 @@ func (f *fakeChain) neuron(hotkey chain.AccountID) *chain.Neuron {
 	return nil
 }
 
+// EpochSchedule answers as a runtime without the StorageQuery
+// precompile: the validator falls back to the legacy epoch formula, which
+// the fake's commit-reveal uses too.
+func (f *fakeChain) EpochSchedule(context.Context, uint16, uint64) (chain.EpochSchedule, error) {
+	return chain.EpochSchedule{}, chain.ErrNoStorageQuery
+}
+
 // neuronByUID is uid's neuron, or nil.
 func (f *fakeChain) neuronByUID(uid uint16) *chain.Neuron {
 	f.mu.Lock()

@@ -22,6 +22,8 @@ type metrics struct {
 	races        *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
 	sinceWeights prometheus.Gauge
+	// The chain's epoch schedule as last read (StorageQuery).
+	epochIndex, tempo, nextEpochBlock prometheus.Gauge
 	pool         *prometheus.GaugeVec
 	compromised  prometheus.Counter
 	hiddenUsed   prometheus.Counter
@@ -72,6 +74,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Help: "Qualifying runs and racers in a race whose thinks followed one template (reasoning score capped at judge.template_cap), by kind (qualifying, race)."}, []string{"kind"})
 	m.void = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_void_runs_total",
 		Help: "Qualifying runs and races judged while no llm judge model answered, void under judge.on_unavailable: void, by kind (qualifying, race)."}, []string{"kind"})
+	m.epochIndex = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_epoch_index",
+		Help: "The subnet's SubnetEpochIndex as last read from the chain (commit-reveal counts epochs with it); 0 when the chain has no StorageQuery precompile."})
+	m.tempo = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_tempo_blocks",
+		Help: "The subnet's Tempo as last read from the chain."})
+	m.nextEpochBlock = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_next_epoch_block",
+		Help: "The block the subnet's next epoch is expected at (LastEpochBlock + Tempo, or an earlier owner-triggered PendingEpochAt)."})
 	for _, k := range []string{"qualifying", "race"} {
 		m.templated.WithLabelValues(k)
 		m.void.WithLabelValues(k)
@@ -99,7 +107,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
-		m.templated, m.void} {
+		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

@@ -140,6 +140,9 @@ type Validator struct {
 	readyC     chan struct{}
 	work       sync.WaitGroup
 	qualifySem chan struct{}
+
+	// legacyEpochsOnce gates the warning that epochs come from chain.tempo.
+	legacyEpochsOnce sync.Once
 }
 
 // New builds a validator. reg receives its metrics (and the episode

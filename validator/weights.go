@@ -104,7 +104,14 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		lastUpdate = n.LastUpdate
 	}
 	lastSent := lastUpdate
-	epoch := chain.EpochIndex(block, v.opts.Netuid, v.opts.Tempo)
+	var ep epochView
+	if hyper.CommitRevealEnabled || hasCommitted(subs) {
+		var err error
+		if ep, err = v.epochsAt(ctx, block); err != nil {
+			return fmt.Errorf("epoch schedule: %w", err)
+		}
+	}
+	epoch := ep.head
 	for i := range subs {
 		s := &subs[i]
 		lastSent = max(lastSent, s.Block, s.RevealBlock)
@@ -122,8 +129,11 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 			v.log.Warn().Uint64("window", s.Window).Uint64("reveal_epoch", s.RevealEpoch).Uint64("epoch", epoch).Msg("weights commit expired unrevealed")
 			v.emit(Event{Kind: EventWeightsFailed, Block: block, Text: "weights commit expired: " + s.Error})
 			return v.putSubmission(s)
-		case s.Status == records.StatusCommitted && epoch == s.RevealEpoch:
-			return v.reveal(ctx, s)
+		case s.Status == records.StatusCommitted && epoch == s.RevealEpoch && ep.landing == s.RevealEpoch:
+			// Both the node's preflight (the head's state) and the block the
+			// reveal lands in must be in the reveal epoch; on the last block
+			// of the epoch there is no such moment, and the commit expires.
+			return v.reveal(ctx, s, ep.fromChain)
 		case s.Status == records.StatusCommitted:
 			return nil // one commit at a time: wait for its reveal
 		case s.Status == records.StatusPending:
@@ -188,11 +198,11 @@ func (v *Validator) send(ctx context.Context, sub *records.Submission, hyper *ch
 		w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
 		res, err = v.opts.Chain.SetWeights(ctx, v.opts.Signer, w, opts)
 	}
-	return v.record(sub, hyper, res, err)
+	return v.record(ctx, sub, hyper, res, err)
 }
 
 // record stores the outcome of a submission's transaction.
-func (v *Validator) record(sub *records.Submission, hyper *chain.Hyperparams, res *chain.TxResult, err error) error {
+func (v *Validator) record(ctx context.Context, sub *records.Submission, hyper *chain.Hyperparams, res *chain.TxResult, err error) error {
 	if err != nil {
 		var rej *chain.RejectedError
 		if errors.As(err, &rej) {
@@ -214,7 +224,16 @@ func (v *Validator) record(sub *records.Submission, hyper *chain.Hyperparams, re
 	sub.TxHash, sub.Block, sub.RawTx = res.Hash.Hex(), res.Block, ""
 	if sub.Op == "commit" {
 		sub.Status = records.StatusCommitted
-		sub.RevealEpoch = chain.EpochIndex(res.Block, v.opts.Netuid, v.opts.Tempo) + hyper.CommitRevealInterval
+		commitEpoch, err := v.epochOf(ctx, res.Block)
+		if err != nil {
+			// The commit landed; only its epoch is unknown. Counting from
+			// the head's lands within one epoch of it, and a reveal the
+			// chain finds early is retried an epoch later.
+			v.log.Warn().Err(err).Uint64("block", res.Block).Msg("epoch of the weights commit not read; counting from the next head's")
+			ev, _ := v.epochsAt(ctx, res.Block)
+			commitEpoch = ev.head
+		}
+		sub.RevealEpoch = commitEpoch + hyper.CommitRevealInterval
 		v.log.Info().Uint64("window", sub.Window).Uint64("race", sub.RaceID).Str("tx", sub.TxHash).Uint64("block", res.Block).Uint64("reveal_epoch", sub.RevealEpoch).Msg("weights committed")
 		v.emit(Event{Kind: EventWeightsCommit, Block: res.Block, RaceID: sub.RaceID, Text: fmt.Sprintf("weights committed in block %d (tx %s), reveal at epoch %d", res.Block, short(sub.TxHash), sub.RevealEpoch)})
 	} else {
@@ -261,18 +280,23 @@ func (v *Validator) retryPending(ctx context.Context, sub *records.Submission, h
 	if err == nil {
 		v.log.Info().Uint64("window", sub.Window).Str("tx", res.Hash.Hex()).Uint64("block", res.Block).Msg("pending weights transaction settled from the chain")
 	}
-	return v.record(sub, hyper, res, err)
+	return v.record(ctx, sub, hyper, res, err)
 }
 
 // reveal reveals a committed submission.
-func (v *Validator) reveal(ctx context.Context, sub *records.Submission) error {
+func (v *Validator) reveal(ctx context.Context, sub *records.Submission, epochsFromChain bool) error {
 	w := chain.Weights{Netuid: v.opts.Netuid, UIDs: sub.UIDs, Values: sub.Values, VersionKey: sub.VersionKey}
 	res, err := v.opts.Chain.RevealWeights(ctx, v.opts.Signer, w, sub.Salt, chain.TxOptions{})
 	if err != nil {
 		var rej *chain.RejectedError
 		if errors.As(err, &rej) && errors.Is(err, chain.ErrRevealTooEarly) {
-			// The reveal epoch came from the commit's block; should the chain
-			// still disagree, the next epoch is tried rather than giving up.
+			if epochsFromChain {
+				// The epochs were read from the chain, so the chain is right
+				// by the next head: try again then.
+				return nil
+			}
+			// The legacy estimate from chain.tempo disagrees with the chain:
+			// the next epoch is tried rather than giving up.
 			sub.RevealEpoch++
 			return v.putSubmission(sub)
 		}
@@ -376,4 +400,14 @@ func describeValues(s *records.Submission) string {
 		out += fmt.Sprintf("uid %d %.1f%%", u, 100*float64(s.Values[i])/float64(total))
 	}
 	return out
+}
+
+// hasCommitted reports a commit waiting for its reveal.
+func hasCommitted(subs []records.Submission) bool {
+	for i := range subs {
+		if subs[i].Status == records.StatusCommitted {
+			return true
+		}
+	}
+	return false
 }

@@ -55,11 +55,13 @@ type Options struct {
 	Seed               uint64
 	// Hyper, when set, replaces the subnet's default hyperparameters.
 	Hyper *Hyper
-	// CommitRevealByEpochIndex makes commit-reveal count epochs with SubnetEpochIndex, as
-	// subtensor does since dynamic tempo. Unset, the devnet keeps the legacy numbering
-	// (block + netuid + 1) / (tempo + 1) of chain.EpochIndex. Epochs themselves (Yuma,
-	// LastEpochBlock, SubnetEpochIndex) follow the dynamic-tempo schedule either way.
-	CommitRevealByEpochIndex bool
+	// LegacyCommitRevealEpochs makes commit-reveal count epochs the way subtensor did
+	// before dynamic tempo, (block + netuid + 1) / (tempo + 1) (chain.EpochIndex), as a
+	// runtime without the StorageQuery precompile does; WithoutStorageQuery implies it.
+	// Unset, commit-reveal counts with SubnetEpochIndex as subtensor does now. Epochs
+	// themselves (Yuma, LastEpochBlock, SubnetEpochIndex) follow the dynamic-tempo
+	// schedule either way.
+	LegacyCommitRevealEpochs bool
 	// WithoutStorageQuery leaves 0x807 empty, like a subtensor runtime that predates the
 	// StorageQuery precompile: chain.Storage reads then fail with chain.ErrNoStorageQuery.
 	WithoutStorageQuery bool
@@ -237,7 +239,7 @@ func (d *Devnet) setup() error {
 			return err
 		}
 	}
-	if d.opts.CommitRevealByEpochIndex {
+	if !d.opts.LegacyCommitRevealEpochs && !d.opts.WithoutStorageQuery {
 		if _, err := d.adminTx(ctx, "setHyperparameter", func(o *bind.TransactOpts) (*types.Transaction, error) {
 			return d.state.SetHyperparameter(o, n, contracts.HyperCommitRevealByEpochIndex, big.NewInt(1))
 		}); err != nil {

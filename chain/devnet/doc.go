@@ -22,8 +22,9 @@
 //   - Yuma consensus is simplified (see Yuma) and computed by the devnet in
 //     Go when an epoch fires, then written on chain by the admin (the
 //     results land in the next block);
-//   - commit-reveal counts epochs the legacy way, (block + netuid + 1) /
-//     (tempo + 1), unless Options.CommitRevealByEpochIndex is set;
+//   - commit-reveal counts epochs with SubnetEpochIndex (as subtensor),
+//     or the legacy way, (block + netuid + 1) / (tempo + 1), under
+//     Options.LegacyCommitRevealEpochs or WithoutStorageQuery;
 //   - the public endpoint is a TCP relay in front of the node so it can be
 //     stopped and restarted (StopServer/StartServer) to test reconnects.
 //

@@ -24,11 +24,11 @@ type metrics struct {
 	sinceWeights prometheus.Gauge
 	// The chain's epoch schedule as last read (StorageQuery).
 	epochIndex, tempo, nextEpochBlock prometheus.Gauge
-	pool         *prometheus.GaugeVec
-	compromised  prometheus.Counter
-	hiddenUsed   prometheus.Counter
-	templated    *prometheus.CounterVec
-	void         *prometheus.CounterVec
+	pool                              *prometheus.GaugeVec
+	compromised                       prometheus.Counter
+	hiddenUsed                        prometheus.Counter
+	templated                         *prometheus.CounterVec
+	void                              *prometheus.CounterVec
 
 	lastHead func() (chain.Head, time.Time)
 }

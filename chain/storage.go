@@ -267,3 +267,29 @@ func (e EpochSchedule) TxEpoch(b uint64) uint64 {
 	}
 	return e.EpochIndex + 1 + (b-next)/uint64(e.Tempo)
 }
+
+// SubnetShare is what decides a subnet's share of emission beyond its
+// price, read at one block.
+type SubnetShare struct {
+	// Mechanisms is MechanismCountCurrent: weights over EVM reach
+	// mechanism 0 only.
+	Mechanisms uint8 `json:"mechanisms"`
+	// MinerBurned is the share of the last epoch's miner emission withheld
+	// from miners (to the owner or burned); subtensor weighs the subnet's
+	// emission share by 1 − MinerBurned (coinbase/subnet_emissions.rs).
+	MinerBurned float64 `json:"miner_burned"`
+}
+
+// SubnetShare reads netuid's mechanism count and MinerBurned at block.
+func (c *Client) SubnetShare(ctx context.Context, netuid uint16, block uint64) (SubnetShare, error) {
+	s := c.Storage().At(block)
+	n, err := s.MechanismCount(ctx, netuid)
+	if err != nil {
+		return SubnetShare{}, err
+	}
+	b, err := s.MinerBurned(ctx, netuid)
+	if err != nil {
+		return SubnetShare{}, err
+	}
+	return SubnetShare{Mechanisms: n, MinerBurned: b.Float64()}, nil
+}

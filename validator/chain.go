@@ -18,6 +18,9 @@ type Chain interface {
 	// EpochSchedule reads the subnet's epoch state at a block; it fails
 	// with chain.ErrNoStorageQuery on a chain without the precompile.
 	EpochSchedule(ctx context.Context, netuid uint16, block uint64) (chain.EpochSchedule, error)
+	// SubnetShare reads the subnet's mechanism count and MinerBurned; it
+	// fails with chain.ErrNoStorageQuery on a chain without the precompile.
+	SubnetShare(ctx context.Context, netuid uint16, block uint64) (chain.SubnetShare, error)
 }
 
 // HeadSource delivers new heads in increasing order while Run runs, as

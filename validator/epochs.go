@@ -74,3 +74,36 @@ func (v *Validator) noteSchedule(s chain.EpochSchedule) {
 		v.m.nextEpochBlock.Set(float64(next))
 	}
 }
+
+// noteShare reads the subnet's mechanism count and MinerBurned at a sync:
+// metrics, the status document, and one warning each for what costs this
+// validator's weights their effect or the subnet its emission. A chain
+// without the StorageQuery precompile has neither (nothing to say); a
+// failed read is retried at the next sync.
+func (v *Validator) noteShare(ctx context.Context, block uint64) {
+	sh, err := v.opts.Chain.SubnetShare(ctx, v.opts.Netuid, block)
+	if err != nil {
+		if !errors.Is(err, chain.ErrNoStorageQuery) {
+			v.log.Debug().Err(err).Uint64("block", block).Msg("subnet mechanisms and miner burn not read")
+		}
+		return
+	}
+	v.mu.Lock()
+	v.share = &sh
+	v.mu.Unlock()
+	v.m.mechanisms.Set(float64(sh.Mechanisms))
+	v.m.minerBurned.Set(sh.MinerBurned)
+	if sh.Mechanisms > 1 {
+		v.mechanismsOnce.Do(func() {
+			v.log.Warn().Uint8("mechanisms", sh.Mechanisms).
+				Msg("the subnet has several mechanisms: weights set over EVM reach mechanism 0 only, so mechanisms 1 and up get no weights from this validator")
+		})
+	}
+	if f := v.opts.Weights.BurnFraction; f > 0 {
+		v.burnOnce.Do(func() {
+			v.log.Warn().Float64("burn_fraction", f).Uint16("burn_uid", v.opts.Weights.BurnUID).Float64("miner_burned", sh.MinerBurned).
+				Msgf("weights.burn_fraction sends %.0f%% of miner emission to uid %d; subtensor weighs the subnet's share of emission by 1 - MinerBurned, so if validators agree the subnet earns about %.0f%% less emission relative to other subnets (docs/operations.md, \"Burn and emission\")",
+					100*f, v.opts.Weights.BurnUID, 100*f)
+		})
+	}
+}

@@ -70,6 +70,7 @@ type fakeChain struct {
 	mu       sync.Mutex
 	head     uint64
 	neurons  []chain.Neuron
+	share    *chain.SubnetShare // nil: no StorageQuery precompile
 	hyper    chain.Hyperparams
 	calls    []fakeCall
 	faults   map[string][]fault
@@ -353,6 +354,17 @@ func (f *fakeChain) neuron(hotkey chain.AccountID) *chain.Neuron {
 // the fake's commit-reveal uses too.
 func (f *fakeChain) EpochSchedule(context.Context, uint16, uint64) (chain.EpochSchedule, error) {
 	return chain.EpochSchedule{}, chain.ErrNoStorageQuery
+}
+
+// SubnetShare answers as a runtime without the StorageQuery precompile,
+// unless the test set a share.
+func (f *fakeChain) SubnetShare(context.Context, uint16, uint64) (chain.SubnetShare, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.share == nil {
+		return chain.SubnetShare{}, chain.ErrNoStorageQuery
+	}
+	return *f.share, nil
 }
 
 // neuronByUID is uid's neuron, or nil.

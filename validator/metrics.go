@@ -24,6 +24,8 @@ type metrics struct {
 	sinceWeights prometheus.Gauge
 	// The chain's epoch schedule as last read (StorageQuery).
 	epochIndex, tempo, nextEpochBlock prometheus.Gauge
+	// The subnet's mechanisms and MinerBurned as last read.
+	mechanisms, minerBurned prometheus.Gauge
 	pool                              *prometheus.GaugeVec
 	compromised                       prometheus.Counter
 	hiddenUsed                        prometheus.Counter
@@ -80,6 +82,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Help: "The subnet's Tempo as last read from the chain."})
 	m.nextEpochBlock = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_next_epoch_block",
 		Help: "The block the subnet's next epoch is expected at (LastEpochBlock + Tempo, or an earlier owner-triggered PendingEpochAt)."})
+	m.mechanisms = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_mechanisms",
+		Help: "The subnet's mechanism count (MechanismCountCurrent); weights over EVM reach mechanism 0 only."})
+	m.minerBurned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_miner_burned_ratio",
+		Help: "The share of the subnet's last-epoch miner emission withheld from miners (MinerBurned); the subnet's emission share is weighed by 1 minus it."})
 	for _, k := range []string{"qualifying", "race"} {
 		m.templated.WithLabelValues(k)
 		m.void.WithLabelValues(k)
@@ -107,7 +113,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
-		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock} {
+		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

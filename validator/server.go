@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
+	"arena/chain"
 	"arena/config"
 	"arena/scoring/race"
 	"arena/suite"
@@ -203,13 +204,16 @@ type Status struct {
 	// the last 24 hours (wall clock) consumed: the rate the hidden pool
 	// must be refilled at.
 	HiddenClustersUsed24h int `json:"hidden_clusters_used_24h"`
+	// Subnet is the subnet's mechanism count and MinerBurned as last read
+	// from the chain (absent on a chain without the StorageQuery precompile).
+	Subnet *chain.SubnetShare `json:"subnet,omitempty"`
 }
 
 // StatusNow assembles the status document.
 func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	meta, _, self := v.snapshot()
 	v.mu.Lock()
-	head, seen, busy := v.head, v.headSeen, v.raceBusy
+	head, seen, busy, share := v.head, v.headSeen, v.raceBusy, v.share
 	v.mu.Unlock()
 	ready, why := v.Ready()
 	st := Status{Validator: v.opts.Signer.Address.Hex(), Hotkey: v.opts.Signer.Hotkey().SS58(), UID: self,
@@ -219,6 +223,10 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	}
 	if meta != nil {
 		st.Neurons = len(meta.Neurons)
+	}
+	if share != nil {
+		sh := *share
+		st.Subnet = &sh
 	}
 	err := v.opts.Store.View(func(txn *badger.Txn) error {
 		rs, err := v.rec.GetState(txn)

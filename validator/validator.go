@@ -143,6 +143,10 @@ type Validator struct {
 
 	// legacyEpochsOnce gates the warning that epochs come from chain.tempo.
 	legacyEpochsOnce sync.Once
+	// share is the subnet's mechanism count and MinerBurned as last read
+	// (nil: not read); guarded by mu.
+	share                    *chain.SubnetShare
+	mechanismsOnce, burnOnce sync.Once
 }
 
 // New builds a validator. reg receives its metrics (and the episode
@@ -342,6 +346,7 @@ func (v *Validator) sync(ctx context.Context, block uint64) error {
 	if err != nil {
 		return err
 	}
+	v.noteShare(ctx, block)
 	first := !v.synced.Load()
 	v.mu.Lock()
 	v.meta, v.hyper, v.selfUID, v.lastSync = meta, hyper, self, block

@@ -205,6 +205,13 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 	}
 	fmt.Fprintf(tw, "suite clusters\t%s; hidden pool covers %d more race(s)\n", strings.Join(pool, ", "), st.Suite.RacesCovered)
 	fmt.Fprintf(tw, "hidden used\t%d cluster(s) in the last 24 h\n", st.HiddenClustersUsed24h)
+	if sn := st.Subnet; sn != nil {
+		note := ""
+		if sn.Mechanisms > 1 {
+			note = " (weights reach mechanism 0 only)"
+		}
+		fmt.Fprintf(tw, "subnet\t%d mechanism(s)%s; miner emission withheld last epoch %.1f%%\n", sn.Mechanisms, note, 100*sn.MinerBurned)
+	}
 	_ = tw.Flush()
 
 	fmt.Fprintln(w)

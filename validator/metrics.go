@@ -26,11 +26,11 @@ type metrics struct {
 	epochIndex, tempo, nextEpochBlock prometheus.Gauge
 	// The subnet's mechanisms and MinerBurned as last read.
 	mechanisms, minerBurned prometheus.Gauge
-	pool                              *prometheus.GaugeVec
-	compromised                       prometheus.Counter
-	hiddenUsed                        prometheus.Counter
-	templated                         *prometheus.CounterVec
-	void                              *prometheus.CounterVec
+	pool                    *prometheus.GaugeVec
+	compromised             prometheus.Counter
+	hiddenUsed              prometheus.Counter
+	templated               *prometheus.CounterVec
+	void                    *prometheus.CounterVec
 
 	lastHead func() (chain.Head, time.Time)
 }

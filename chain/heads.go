@@ -33,6 +33,20 @@ type Gap struct {
 	Downtime time.Duration // time since the subscription dropped (0 if it did not)
 }
 
+// Reset reports that the node now serves another chain than the one the
+// follower started on: its genesis block changed (a devnet or testnet
+// restarted under the same URL), or its head fell further below the last
+// delivered head than any reorg goes.
+type Reset struct {
+	Last, Head uint64 // the last delivered head and the node's head now
+	Reason     string
+}
+
+// DefaultMaxRollback is how far below the last delivered head the node's
+// head may fall (a reorg, a node catching up behind a load balancer)
+// before it is taken for another chain.
+const DefaultMaxRollback = 64
+
 // HeadsOptions configures a HeadFollower.
 type HeadsOptions struct {
 	// Buffer is the capacity of the Heads channel; default 64.
@@ -44,8 +58,15 @@ type HeadsOptions struct {
 	// resubscribe attempts; defaults 500ms and 30s.
 	ReconnectMin, ReconnectMax time.Duration
 	// OnGap, if set, is called synchronously for every gap.
-	OnGap      func(Gap)
-	Registerer prometheus.Registerer
+	OnGap func(Gap)
+	// OnReset, if set, is called synchronously, once, when the node is
+	// found serving another chain (Reset). Heads of that chain at or below
+	// the last delivered number are never delivered.
+	OnReset func(Reset)
+	// MaxRollback is how far the head may fall below the last delivered
+	// one before that counts as a reset; default DefaultMaxRollback.
+	MaxRollback uint64
+	Registerer  prometheus.Registerer
 }
 
 // HeadFollower delivers new heads in strictly increasing order without
@@ -61,6 +82,9 @@ type HeadFollower struct {
 	last      uint64
 	haveLast  bool
 	droppedAt time.Time
+	// genesis is the hash of block 0 at the first subscription.
+	genesis    common.Hash
+	resetFired bool
 }
 
 // FollowHeads prepares a follower; call Run to start it.
@@ -70,6 +94,9 @@ func (c *Client) FollowHeads(opts HeadsOptions) *HeadFollower {
 	}
 	if opts.MaxBackfill == 0 {
 		opts.MaxBackfill = 256
+	}
+	if opts.MaxRollback == 0 {
+		opts.MaxRollback = DefaultMaxRollback
 	}
 	if opts.ReconnectMin <= 0 {
 		opts.ReconnectMin = 500 * time.Millisecond
@@ -145,6 +172,21 @@ func (f *HeadFollower) follow(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read head after subscribing: %w", err)
 	}
+	// The node behind the URL may have been replaced by another chain
+	// while the subscription was down.
+	callCtx, cancel = context.WithTimeout(ctx, f.client.opts.CallTimeout)
+	genesis, err := f.client.eth.HeaderByNumber(callCtx, big.NewInt(0))
+	cancel()
+	if err != nil {
+		return fmt.Errorf("read the genesis block after subscribing: %w", err)
+	}
+	switch {
+	case f.genesis == (common.Hash{}):
+		f.genesis = genesis.Hash()
+	case genesis.Hash() != f.genesis:
+		f.signalReset(Reset{Last: f.last, Head: latest.Number.Uint64(),
+			Reason: fmt.Sprintf("the node's genesis block changed from %s to %s", f.genesis.Hex(), genesis.Hash().Hex())})
+	}
 	if err := f.deliver(ctx, latest); err != nil {
 		return err
 	}
@@ -170,6 +212,10 @@ func (f *HeadFollower) follow(ctx context.Context) error {
 // a resubscribe, or an old head re-announced).
 func (f *HeadFollower) deliver(ctx context.Context, h *types.Header) error {
 	n := h.Number.Uint64()
+	if f.haveLast && n+f.opts.MaxRollback < f.last {
+		f.signalReset(Reset{Last: f.last, Head: n,
+			Reason: fmt.Sprintf("the node's head %d is %d blocks below the last head %d, more than any reorg", n, f.last-n, f.last)})
+	}
 	if f.haveLast && n <= f.last {
 		return nil
 	}
@@ -199,6 +245,18 @@ func (f *HeadFollower) deliver(ctx context.Context, h *types.Header) error {
 	}
 	f.droppedAt = time.Time{}
 	return f.emit(ctx, h, false)
+}
+
+func (f *HeadFollower) signalReset(r Reset) {
+	if f.resetFired {
+		return
+	}
+	f.resetFired = true
+	f.metrics.resets.Inc()
+	f.log.Error().Uint64("last_head", r.Last).Uint64("head", r.Head).Str("reason", r.Reason).Msg("chain reset: the node serves another chain")
+	if f.opts.OnReset != nil {
+		f.opts.OnReset(r)
+	}
 }
 
 func (f *HeadFollower) reportGap(g Gap) {

@@ -41,6 +41,7 @@ type headMetrics struct {
 	gapBlocks  prometheus.Counter
 	lastGap    prometheus.Gauge
 	reconnects prometheus.Counter
+	resets     prometheus.Counter
 }
 
 func newHeadMetrics(reg prometheus.Registerer) *headMetrics {
@@ -57,11 +58,15 @@ func newHeadMetrics(reg prometheus.Registerer) *headMetrics {
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "arena_chain_resubscribes_total", Help: "Head subscriptions re-established after a drop.",
 		}),
+		resets: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "arena_chain_resets_total", Help: "Times the node was found serving another chain (genesis changed, or the head fell far below the last).",
+		}),
 	}
 	m.head = register(reg, m.head)
 	m.gapBlocks = register(reg, m.gapBlocks)
 	m.lastGap = register(reg, m.lastGap)
 	m.reconnects = register(reg, m.reconnects)
+	m.resets = register(reg, m.resets)
 	return m
 }
 

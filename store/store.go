@@ -383,6 +383,9 @@ func initSchema(db *badger.DB, opts Options) error {
 // When the directory vanished under the store, Badger is not closed: its
 // final flush would retry forever. What was committed is in its log, which
 // the next Open replays.
+// Dir is the database directory ("" in memory).
+func (s *Store) Dir() string { return s.opts.Dir }
+
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.space.mu.Lock()

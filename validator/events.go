@@ -7,6 +7,7 @@ type EventKind string
 const (
 	EventSync               EventKind = "sync"
 	EventGap                EventKind = "gap"
+	EventChainReset         EventKind = "chain_reset"
 	EventQualifyStart       EventKind = "qualify_start"
 	EventQualified          EventKind = "qualified"
 	EventRaceStart          EventKind = "race_start"

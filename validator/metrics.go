@@ -26,11 +26,13 @@ type metrics struct {
 	epochIndex, tempo, nextEpochBlock prometheus.Gauge
 	// The subnet's mechanisms and MinerBurned as last read.
 	mechanisms, minerBurned prometheus.Gauge
-	pool                    *prometheus.GaugeVec
-	compromised             prometheus.Counter
-	hiddenUsed              prometheus.Counter
-	templated               *prometheus.CounterVec
-	void                    *prometheus.CounterVec
+	// chainReset is 1 once the node serves another chain than the data dir's.
+	chainReset  prometheus.Gauge
+	pool        *prometheus.GaugeVec
+	compromised prometheus.Counter
+	hiddenUsed  prometheus.Counter
+	templated   *prometheus.CounterVec
+	void        *prometheus.CounterVec
 
 	lastHead func() (chain.Head, time.Time)
 }
@@ -86,6 +88,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Help: "The subnet's mechanism count (MechanismCountCurrent); weights over EVM reach mechanism 0 only."})
 	m.minerBurned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_miner_burned_ratio",
 		Help: "The share of the subnet's last-epoch miner emission withheld from miners (MinerBurned); the subnet's emission share is weighed by 1 minus it."})
+	m.chainReset = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_chain_reset",
+		Help: "1 when the node serves another chain than the one the data dir was built on (the validator does no work until the operator acts; docs/operations.md)."})
 	for _, k := range []string{"qualifying", "race"} {
 		m.templated.WithLabelValues(k)
 		m.void.WithLabelValues(k)
@@ -113,7 +117,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
-		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned} {
+		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

@@ -478,8 +478,15 @@ func (v *Validator) history(txn *badger.Txn, id, block uint64) ([]race.Heat, err
 	if err != nil {
 		return nil, fmt.Errorf("race evidence: %w", err)
 	}
+	st, err := v.rec.GetState(txn)
+	if err != nil {
+		return nil, fmt.Errorf("race evidence: %w", err)
+	}
 	var heats []race.Heat
 	for _, rc := range races {
+		if rc.ID < st.FirstRace {
+			continue // ran on a chain that was reset
+		}
 		if rc.Phase == records.PhaseDone && rc.Heat != nil {
 			heats = append(heats, *rc.Heat)
 		}

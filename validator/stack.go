@@ -289,8 +289,8 @@ func checkMeta(st *store.Store, rec *records.Records, cfg config.Config, genesis
 			return err
 		}
 		if ok && m.Genesis != "" && m.Genesis != genesis {
-			return fmt.Errorf("%w: it was built on the chain with genesis %s, but %s has genesis %s; use another data_dir",
-				ErrOtherChain, m.Genesis, cfg.Chain.URL, genesis)
+			return fmt.Errorf("%w: it was built on the chain with genesis %s, but %s has genesis %s; point chain.url at that chain, use another data_dir, or, if that chain was reset (a devnet or testnet), run `arena store reset-chain-state --data %s` to follow the new one",
+				ErrOtherChain, m.Genesis, cfg.Chain.URL, genesis, cfg.DataDir)
 		}
 		if ok && m.SuiteSeed != 0 {
 			if cfg.Validator.SuiteSeed != 0 && cfg.Validator.SuiteSeed != m.SuiteSeed {

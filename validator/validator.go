@@ -147,6 +147,14 @@ type Validator struct {
 	// (nil: not read); guarded by mu.
 	share                    *chain.SubnetShare
 	mechanismsOnce, burnOnce sync.Once
+
+	// cursor is the last head processed before this start (guarded by mu).
+	cursor uint64
+	// resetReason, once set, says why the chain no longer matches the data
+	// dir; the scheduler then does nothing more.
+	resetReason atomic.Pointer[string]
+	// era is the data dir's chain era (records.Meta.Era), read at start.
+	era uint64
 }
 
 // New builds a validator. reg receives its metrics (and the episode
@@ -199,6 +207,9 @@ func (v *Validator) Ready() (bool, []string) {
 	if !v.synced.Load() {
 		why = append(why, "first metagraph sync not done")
 	}
+	if r := v.resetReason.Load(); r != nil {
+		why = append(why, "chain reset: "+*r+"; stop the validator, then run `arena store reset-chain-state` (docs/operations.md)")
+	}
 	why = append(why, v.opts.Store.Problems()...)
 	return len(why) == 0, why
 }
@@ -235,6 +246,7 @@ func (v *Validator) Run(ctx context.Context) error {
 	}
 	follower := v.opts.FollowHeads(chain.HeadsOptions{
 		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
+		OnReset: func(r chain.Reset) { v.chainReset(r.Reason) },
 		OnGap: func(g chain.Gap) {
 			v.log.Warn().Uint64("from", g.From).Uint64("to", g.To).Uint64("missed", g.Missed).Dur("downtime_ms", g.Downtime).Msg("head gap: blocks not seen live")
 			v.emit(Event{Kind: EventGap, Block: g.To, Text: fmt.Sprintf("chain gap of %d blocks (downtime %s)", g.Missed, g.Downtime.Round(time.Millisecond))})
@@ -274,6 +286,19 @@ func (v *Validator) Run(ctx context.Context) error {
 // longer than a block runs in its own goroutine, tracked by v.work.
 func (v *Validator) onHead(ctx context.Context, h chain.Head) {
 	v.subscribed.Store(true)
+	if v.resetReason.Load() != nil {
+		return // the data dir belongs to another chain: no work, the cursor kept
+	}
+	v.mu.Lock()
+	below := v.cursor
+	if v.head.Number > below {
+		below = v.head.Number
+	}
+	v.mu.Unlock()
+	if h.Number+chain.DefaultMaxRollback < below {
+		v.chainReset(fmt.Sprintf("the chain's head %d is %d blocks below block %d, which this data dir already processed", h.Number, below-h.Number, below))
+		return
+	}
 	v.mu.Lock()
 	v.head, v.headSeen = h, time.Now()
 	needSync := v.meta == nil || h.Number >= v.lastSync+v.opts.SyncEveryBlocks
@@ -435,6 +460,14 @@ func (v *Validator) resume() error {
 			return err
 		} else if ok {
 			v.log.Info().Uint64("block", c.Block).Str("hash", c.Hash).Msg("resuming: last head processed before the stop")
+			v.mu.Lock()
+			v.cursor = c.Block
+			v.mu.Unlock()
+		}
+		if m, ok, err := v.rec.GetMeta(txn); err != nil {
+			return err
+		} else if ok {
+			v.era = m.Era
 		}
 		st, err := v.rec.GetState(txn)
 		if err != nil {
@@ -468,4 +501,19 @@ func (v *Validator) resume() error {
 		v.log.Info().Uint64("race", rc.ID).Str("phase", string(rc.Phase)).Msg("resuming race")
 		return nil
 	})
+}
+
+// chainReset stops all work on a data dir whose chain is gone: the node
+// now serves another chain (a restarted devnet or testnet). Nothing in the
+// store changes, the cursor included; the operator decides, by pointing
+// chain.url back at the old chain or by resetting the data dir's chain
+// state.
+func (v *Validator) chainReset(reason string) {
+	if !v.resetReason.CompareAndSwap(nil, &reason) {
+		return
+	}
+	v.m.chainReset.Set(1)
+	v.log.Error().Str("reason", reason).Str("data_dir", v.opts.Store.Dir()).
+		Msg("chain reset: the node serves another chain than this data dir's; the validator does no more work on it (the store is untouched). Stop it, then point chain.url back at that chain, or run `arena store reset-chain-state --data DIR` to follow the new chain: episodes, verdicts, races and the suite are kept")
+	v.emit(Event{Kind: EventChainReset, Text: "chain reset: " + reason})
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -14,7 +15,6 @@ import (
 
 	"arena/chain"
 	"arena/scoring/weights"
-	"arena/store"
 	"arena/validator/records"
 )
 
@@ -94,6 +94,9 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		if subs, err = v.rec.ListSubmissions(txn); err != nil {
 			return err
 		}
+		// Only this chain era's: an earlier era's windows and blocks count
+		// on a chain that is gone.
+		subs = slices.DeleteFunc(subs, func(s records.Submission) bool { return s.Era != v.era })
 		st, err = v.rec.GetState(txn)
 		return err
 	}); err != nil {
@@ -164,7 +167,7 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	if err != nil {
 		return fmt.Errorf("weights conversion: %w", err)
 	}
-	sub := records.Submission{Window: window, Op: "set", Status: records.StatusPending, RaceID: st.RankedRace,
+	sub := records.Submission{Era: v.era, Window: window, Op: "set", Status: records.StatusPending, RaceID: st.RankedRace,
 		UIDs: outUIDs, Values: values, VersionKey: hyper.WeightsVersionKey, CreatedBlock: block}
 	if hyper.CommitRevealEnabled {
 		sub.Op = "commit"
@@ -210,7 +213,7 @@ func (v *Validator) record(ctx context.Context, sub *records.Submission, hyper *
 			if errors.Is(err, chain.ErrRateLimited) && !rej.OnChain {
 				// Not sent: drop the pending record so the next block retries.
 				return v.opts.Store.Update(func(txn *badger.Txn) error {
-					return v.rec.Submissions.Delete(txn, v.rec.Submissions.Key(store.U64(sub.Window)))
+					return v.rec.Submissions.Delete(txn, v.rec.SubmissionKey(sub.Era, sub.Window))
 				})
 			}
 			sub.Status, sub.Error, sub.RawTx = records.StatusFailed, err.Error(), ""

@@ -264,7 +264,7 @@ func TestCrashRestart(t *testing.T) {
 		p.kill(t)
 		var sub records.Submission
 		killedState(t, data, func(rec *records.Records, txn *badger.Txn) (err error) {
-			sub, _, err = rec.GetSubmission(txn, window)
+			sub, _, err = rec.GetSubmission(txn, 0, window)
 			return err
 		})
 		return sub.Status == records.StatusCommitted && sub.Block > 0 && sub.RevealBlock == 0,

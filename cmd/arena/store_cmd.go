@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v3"
@@ -15,6 +16,7 @@ import (
 	"arena/internal/atomicfile"
 	"arena/store"
 	"arena/suite"
+	"arena/validator"
 	"arena/validator/records"
 )
 
@@ -200,8 +202,68 @@ func newStoreCommand(env *cliEnv) *cli.Command {
 				}
 				return runStoreCheck(ctx, env, log, cfg.DataDir, cmd.Bool("json"))
 			},
+		}, {
+			Name:      "reset-chain-state",
+			Usage:     "let a database follow a new chain after the one it was built on was reset",
+			UsageText: "arena [--config FILE] store reset-chain-state [--data DIR]",
+			Description: "For a devnet or testnet restarted under the same URL: the validator then stops working\n" +
+				"(\"chain reset\" in the log, /readyz 503) because the old chain's blocks and uids mean\n" +
+				"nothing on the new one. Stop the validator and run this to start a new chain era: the recorded\n" +
+				"genesis and chain cursor are cleared, the race standing starts over (no leader; earlier races\n" +
+				"are no longer evidence), a running race is aborted, weights submissions not settled on the old\n" +
+				"chain are marked failed, and miner records are dropped, to be read again from the new\n" +
+				"metagraph (miners qualify again). Episodes, verdicts, race records, earlier submissions and\n" +
+				"the suite with its exposures are kept, and what the database knew of the old chain is\n" +
+				"recorded in its meta. Back up first (arena backup) if in doubt. Not for a real network: a\n" +
+				"finney validator whose node serves another chain has a wrong chain.url.",
+			Flags: []cli.Flag{storeDataFlag("database `DIR` to reset")},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				cfg, log, err := env.load(cmd, storeDataFlags)
+				if err != nil {
+					return err
+				}
+				return runResetChainState(env, log, cfg.DataDir)
+			},
 		}},
 	}
+}
+
+func runResetChainState(env *cliEnv, log zerolog.Logger, dataDir string) error {
+	if _, err := os.Stat(dataDir); err != nil {
+		return fmt.Errorf("reset-chain-state: %w", err)
+	}
+	st, err := store.Open(store.Options{Dir: dataDir}, log, nil)
+	switch {
+	case errors.Is(err, store.ErrInUse):
+		return fmt.Errorf("reset-chain-state: %w (stop the validator first)", err)
+	case err != nil:
+		return fmt.Errorf("reset-chain-state: %w", err)
+	}
+	rep, err := validator.ResetChainState(st, time.Now())
+	if cerr := st.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("reset-chain-state: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	leader := "none"
+	if rep.Leader != nil {
+		leader = fmt.Sprintf("uid %d", rep.Leader.UID)
+	}
+	fmt.Fprintf(env.stdout, "chain era %d: forgot genesis %s and cursor block %d (leader %s); %d unsettled weights submission(s) marked failed; %d miner record(s) to be read again",
+		rep.Era, orNone(rep.Genesis), rep.Cursor, leader, rep.UnsettledWeights, rep.Miners)
+	if rep.AbortedRace != 0 {
+		fmt.Fprintf(env.stdout, "; race %d aborted", rep.AbortedRace)
+	}
+	fmt.Fprintln(env.stdout, ". Episodes, verdicts, races and the suite are kept. Start the validator on the new chain.")
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 func runStoreCheck(ctx context.Context, env *cliEnv, log zerolog.Logger, dataDir string, asJSON bool) error {

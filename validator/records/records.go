@@ -115,6 +115,9 @@ type RaceState struct {
 	Ranked []uint16 `json:"ranked,omitempty"`
 	// RankedRace is the race Ranked came from.
 	RankedRace uint64 `json:"ranked_race,omitempty"`
+	// FirstRace is the first race of the current chain era: earlier races
+	// ran on a chain that was reset (Meta.Resets) and are not evidence.
+	FirstRace uint64 `json:"first_race,omitempty"`
 }
 
 // SubmissionStatus is where a weights submission is.
@@ -137,6 +140,9 @@ const (
 
 // Submission is one weights window's submission.
 type Submission struct {
+	// Era is the chain era the submission was made in (Meta.Era): its
+	// window and blocks count on that era's chain.
+	Era          uint64           `json:"era,omitempty"`
 	Window       uint64           `json:"window"`
 	Op           string           `json:"op"` // "set" or "commit"
 	Status       SubmissionStatus `json:"status"`
@@ -211,6 +217,18 @@ type Meta struct {
 	SuiteSeed uint64 `json:"suite_seed"`
 	// Genesis is the chain's genesis block hash: a data dir serves one chain.
 	Genesis string `json:"genesis"`
+	// Era counts the chain resets the operator accepted
+	// (`arena store reset-chain-state`); Resets records each.
+	Era    uint64       `json:"era,omitempty"`
+	Resets []ChainReset `json:"resets,omitempty"`
+}
+
+// ChainReset is what a data dir knew of the chain it left.
+type ChainReset struct {
+	At      time.Time    `json:"at"`
+	Genesis string       `json:"genesis"`
+	Cursor  uint64       `json:"cursor"`
+	Leader  *race.Leader `json:"leader,omitempty"`
 }
 
 // New declares the keyspaces.
@@ -380,14 +398,25 @@ func (r *Records) RacesBack(txn *badger.Txn, newest, from uint64) ([]Race, error
 	return out, nil
 }
 
-// GetSubmission reads a weights window's submission.
-func (r *Records) GetSubmission(txn *badger.Txn, window uint64) (Submission, bool, error) {
-	return r.Submissions.Get(txn, r.Submissions.Key(store.U64(window)))
+// eraShift places the chain era above every window number, so that a
+// later era's submissions sort after an earlier one's and never take
+// their keys (era 0's keys are the bare window, as before eras existed).
+const eraShift = 48
+
+// SubmissionKey is the key of the submission of a weights window in a
+// chain era.
+func (r *Records) SubmissionKey(era, window uint64) []byte {
+	return r.Submissions.Key(store.U64(era<<eraShift | window))
+}
+
+// GetSubmission reads a weights window's submission in a chain era.
+func (r *Records) GetSubmission(txn *badger.Txn, era, window uint64) (Submission, bool, error) {
+	return r.Submissions.Get(txn, r.SubmissionKey(era, window))
 }
 
 // PutSubmission writes a weights window's submission.
 func (r *Records) PutSubmission(txn *badger.Txn, s *Submission) error {
-	return r.Submissions.Put(txn, r.Submissions.Key(store.U64(s.Window)), *s)
+	return r.Submissions.Put(txn, r.SubmissionKey(s.Era, s.Window), *s)
 }
 
 // ListSubmissions returns every submission, oldest window first.
@@ -403,6 +432,11 @@ func (r *Records) ListSubmissions(txn *badger.Txn) ([]Submission, error) {
 // GetCursor reads the chain cursor.
 func (r *Records) GetCursor(txn *badger.Txn) (Cursor, bool, error) {
 	return r.Cursor.Get(txn, r.Cursor.Key(singleton...))
+}
+
+// DeleteCursor forgets the chain cursor.
+func (r *Records) DeleteCursor(txn *badger.Txn) error {
+	return r.Cursor.Delete(txn, r.Cursor.Key(singleton...))
 }
 
 // PutCursor writes the chain cursor.

@@ -97,3 +97,7 @@ func classifyRevert(op string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
+
+// ErrKeyInUse is returned by CheckSigner when transactions this client did
+// not send use the signer's key: another process signs with it.
+var ErrKeyInUse = errors.New("another process is sending transactions with this key")

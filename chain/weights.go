@@ -464,3 +464,46 @@ func (c *Client) waitReceipt(ctx context.Context, hash common.Hash) (*types.Rece
 		}
 	}
 }
+
+// CheckSigner looks for transactions from signer's address that this
+// client did not send: once it has sent one, the account's nonce (mined,
+// or pending in the node's pool) can only reach the next nonce it will
+// use; beyond that another process signs with the same key, and the two
+// would replace or duplicate each other's weights. It returns ErrKeyInUse
+// with what was seen, nil before this client has sent anything.
+func (c *Client) CheckSigner(ctx context.Context, signer *Signer) error {
+	c.nonceMu.Lock()
+	next, ok := c.nonces[signer.Address]
+	c.nonceMu.Unlock()
+	if !ok {
+		return nil
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	mined, err := c.eth.NonceAt(callCtx, signer.Address, nil)
+	if err != nil {
+		return fmt.Errorf("check signer: nonce: %w", err)
+	}
+	pending, err := c.eth.PendingNonceAt(callCtx, signer.Address)
+	if err != nil {
+		return fmt.Errorf("check signer: pending nonce: %w", err)
+	}
+	if mined > next || pending > next {
+		return &KeyInUseError{Address: signer.Address, Next: next, Mined: mined, Pending: pending}
+	}
+	return nil
+}
+
+// KeyInUseError is CheckSigner's finding: the account's nonces went past
+// the next one this client would use.
+type KeyInUseError struct {
+	Address              common.Address
+	Next, Mined, Pending uint64
+}
+
+func (e *KeyInUseError) Error() string {
+	return fmt.Sprintf("%v: account %s is at nonce %d (%d pending), but this process's next transaction would be %d",
+		ErrKeyInUse, e.Address.Hex(), e.Mined, e.Pending, e.Next)
+}
+
+func (e *KeyInUseError) Unwrap() error { return ErrKeyInUse }

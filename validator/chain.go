@@ -21,6 +21,9 @@ type Chain interface {
 	// SubnetShare reads the subnet's mechanism count and MinerBurned; it
 	// fails with chain.ErrNoStorageQuery on a chain without the precompile.
 	SubnetShare(ctx context.Context, netuid uint16, block uint64) (chain.SubnetShare, error)
+	// CheckSigner fails with a *chain.KeyInUseError when transactions this
+	// client did not send use the signer's key.
+	CheckSigner(ctx context.Context, signer *chain.Signer) error
 }
 
 // HeadSource delivers new heads in increasing order while Run runs, as

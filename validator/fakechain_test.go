@@ -71,6 +71,7 @@ type fakeChain struct {
 	head     uint64
 	neurons  []chain.Neuron
 	share    *chain.SubnetShare // nil: no StorageQuery precompile
+	foreign  uint64             // transactions another process sent with the validator's key
 	hyper    chain.Hyperparams
 	calls    []fakeCall
 	faults   map[string][]fault
@@ -365,6 +366,16 @@ func (f *fakeChain) SubnetShare(context.Context, uint16, uint64) (chain.SubnetSh
 		return chain.SubnetShare{}, chain.ErrNoStorageQuery
 	}
 	return *f.share, nil
+}
+
+// CheckSigner reports the foreign transactions a test injected.
+func (f *fakeChain) CheckSigner(_ context.Context, signer *chain.Signer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.foreign == 0 {
+		return nil
+	}
+	return &chain.KeyInUseError{Address: signer.Address, Next: f.nonce, Mined: f.nonce + f.foreign, Pending: f.nonce + f.foreign}
 }
 
 // neuronByUID is uid's neuron, or nil.

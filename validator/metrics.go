@@ -27,7 +27,9 @@ type metrics struct {
 	// The subnet's mechanisms and MinerBurned as last read.
 	mechanisms, minerBurned prometheus.Gauge
 	// chainReset is 1 once the node serves another chain than the data dir's.
-	chainReset  prometheus.Gauge
+	chainReset prometheus.Gauge
+	// keyInUse is 1 once another process was seen signing with this key.
+	keyInUse    prometheus.Gauge
 	pool        *prometheus.GaugeVec
 	compromised prometheus.Counter
 	hiddenUsed  prometheus.Counter
@@ -88,6 +90,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Help: "The subnet's mechanism count (MechanismCountCurrent); weights over EVM reach mechanism 0 only."})
 	m.minerBurned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_miner_burned_ratio",
 		Help: "The share of the subnet's last-epoch miner emission withheld from miners (MinerBurned); the subnet's emission share is weighed by 1 minus it."})
+	m.keyInUse = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_key_in_use",
+		Help: "1 once another process was seen signing with this validator's key; no weights are set from then on."})
 	m.chainReset = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_chain_reset",
 		Help: "1 when the node serves another chain than the one the data dir was built on (the validator does no work until the operator acts; docs/operations.md)."})
 	for _, k := range []string{"qualifying", "race"} {
@@ -117,7 +121,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
-		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset} {
+		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

@@ -155,6 +155,14 @@ type Validator struct {
 	resetReason atomic.Pointer[string]
 	// era is the data dir's chain era (records.Meta.Era), read at start.
 	era uint64
+
+	// Another signer with this key (keyguard.go); fatal carries the error
+	// that ends Run when it keeps sending.
+	keyConflict        atomic.Pointer[keyConflict]
+	keyFatalOnce       atomic.Bool
+	fatal              chan error
+	lastUpdateBaseline uint64
+	baselineOnce       sync.Once
 }
 
 // New builds a validator. reg receives its metrics (and the episode
@@ -178,6 +186,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		selfUID: -1, qualifying: map[uint16]bool{}, retry: map[uint16]retryState{},
 		qualifySem: make(chan struct{}, opts.QualifyingConcurrency),
 		readyC:     make(chan struct{}),
+		fatal:      make(chan error, 1),
 	}
 	m.standing.read = v.standing
 	m.lastHead = func() (chain.Head, time.Time) {
@@ -206,6 +215,9 @@ func (v *Validator) Ready() (bool, []string) {
 	}
 	if !v.synced.Load() {
 		why = append(why, "first metagraph sync not done")
+	}
+	if c := v.keyConflict.Load(); c != nil {
+		why = append(why, "another process signs with this validator's key: "+c.reason)
 	}
 	if r := v.resetReason.Load(); r != nil {
 		why = append(why, "chain reset: "+*r+"; stop the validator, then run `arena store reset-chain-state` (docs/operations.md)")
@@ -254,6 +266,14 @@ func (v *Validator) Run(ctx context.Context) error {
 	})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return follower.Run(gctx) })
+	g.Go(func() error {
+		select {
+		case <-gctx.Done():
+			return nil
+		case err := <-v.fatal:
+			return err
+		}
+	})
 	g.Go(func() error {
 		for {
 			select {

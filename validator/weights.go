@@ -106,6 +106,12 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	if n, ok := neuronByUID(meta, self); ok {
 		lastUpdate = n.LastUpdate
 	}
+	// What was on chain before this process sent anything is not evidence
+	// of another signer.
+	v.baselineOnce.Do(func() { v.lastUpdateBaseline = lastUpdate })
+	if !v.guardKey(ctx, lastUpdate, subs) {
+		return nil
+	}
 	lastSent := lastUpdate
 	var ep epochView
 	if hyper.CommitRevealEnabled || hasCommitted(subs) {

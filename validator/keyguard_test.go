@@ -1,0 +1,69 @@
+package validator
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"arena/chain"
+)
+
+// TestKeyInUse: another process starts signing with the validator's key,
+// seen by the account's nonce or by a last_update the validator did not
+// cause. The validator sets no more weights, fails /readyz with the
+// reason and sets the metric; when the other signer sends again, Run is
+// ended with ErrKeyInUse.
+func TestKeyInUse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		foreign func(h *harness, round uint64)
+	}{
+		{"nonce", func(h *harness, round uint64) {
+			h.chain.mu.Lock()
+			h.chain.foreign = round
+			h.chain.mu.Unlock()
+		}},
+		{"last_update", func(h *harness, round uint64) {
+			h.chain.updateNeuron(0, func(n *chain.Neuron) { n.LastUpdate = h.chain.head + round })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := weightsHarness(t, weightsHyper(1, false), nil)
+			h.run(1, 25)
+			before := len(h.submissions())
+			if before == 0 {
+				t.Fatal("setup: no weights before the other signer")
+			}
+			if ready, why := h.v.Ready(); !ready {
+				t.Fatalf("setup: not ready: %q", why)
+			}
+			tc.foreign(h, 1)
+			h.run(26, 60)
+			ready, why := h.v.Ready()
+			if ready || !strings.Contains(strings.Join(why, "; "), "another process signs with this validator's key") {
+				t.Fatalf("Ready = %v %q, want the key conflict", ready, why)
+			}
+			if got := h.metric("arena_validator_key_in_use"); got != 1 {
+				t.Errorf("arena_validator_key_in_use %v", got)
+			}
+			if after := len(h.submissions()); after != before {
+				t.Errorf("%d submissions after the conflict, %d before", after, before)
+			}
+			select {
+			case err := <-h.v.fatal:
+				t.Fatalf("fatal before the other signer sent again: %v", err)
+			default:
+			}
+			tc.foreign(h, 2) // it keeps sending
+			h.run(61, 90)
+			select {
+			case err := <-h.v.fatal:
+				if !errors.Is(err, ErrKeyInUse) {
+					t.Errorf("fatal %v, want ErrKeyInUse", err)
+				}
+			default:
+				t.Fatal("the other signer kept sending, but nothing ended Run")
+			}
+		})
+	}
+}

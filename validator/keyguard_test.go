@@ -15,7 +15,7 @@ import (
 // ended with ErrKeyInUse.
 func TestKeyInUse(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
+		name    string
 		foreign func(h *harness, round uint64)
 	}{
 		{"nonce", func(h *harness, round uint64) {

@@ -17,8 +17,10 @@ import (
 // last_update on chain that none of its own settled transactions explains.
 // Then it sets no more weights, says so once, fails /readyz and sets
 // arena_validator_key_in_use; if the other signer is still active at a
-// later step, it stops the process with an error, as slashing protection
-// refuses to sign rather than risk it.
+// later step, or the conflict is not resolved within keyConflictWindows
+// weights windows (the other process may have stopped its weights too),
+// it stops the process with an error, as slashing protection refuses to
+// sign rather than risk it.
 
 // keyConflict is a detected second signer.
 type keyConflict struct {
@@ -27,15 +29,21 @@ type keyConflict struct {
 	// detected; a later step that sees any of them move on finds the
 	// other signer still active.
 	mined, pending, lastUpdate uint64
+	// block is the head it was detected at.
+	block uint64
 }
+
+// keyConflictWindows is how many weights windows a key conflict may last
+// before the process exits.
+const keyConflictWindows = 3
 
 // ErrKeyInUse ends Run when another process keeps signing with this
 // validator's key.
-var ErrKeyInUse = errors.New("another process keeps setting weights with this validator's key")
+var ErrKeyInUse = errors.New("another process sets weights with this validator's key")
 
 // guardKey checks for another signer before a weights transaction. It
 // returns false when no transaction may be sent.
-func (v *Validator) guardKey(ctx context.Context, lastUpdate uint64, subs []records.Submission) bool {
+func (v *Validator) guardKey(ctx context.Context, block, lastUpdate uint64, subs []records.Submission) bool {
 	var kiu *chain.KeyInUseError
 	err := v.opts.Chain.CheckSigner(ctx, v.opts.Signer)
 	switch {
@@ -58,9 +66,14 @@ func (v *Validator) guardKey(ctx context.Context, lastUpdate uint64, subs []reco
 		if kiu != nil {
 			moved = moved || kiu.Mined > prev.mined || kiu.Pending > prev.pending
 		}
-		if moved && v.keyFatalOnce.CompareAndSwap(false, true) {
+		expired := block >= prev.block+keyConflictWindows*v.opts.WeightsEveryBlocks
+		if (moved || expired) && v.keyFatalOnce.CompareAndSwap(false, true) {
+			why := "and it is still sending"
+			if !moved {
+				why = fmt.Sprintf("not resolved within %d weights windows", keyConflictWindows)
+			}
 			select {
-			case v.fatal <- fmt.Errorf("%w (%s, and it is still sending); stop the other process, then start this one again", ErrKeyInUse, prev.reason):
+			case v.fatal <- fmt.Errorf("%w (%s; %s); stop the other process, then start this one again", ErrKeyInUse, prev.reason, why):
 			default:
 			}
 		}
@@ -69,7 +82,7 @@ func (v *Validator) guardKey(ctx context.Context, lastUpdate uint64, subs []reco
 	if kiu == nil && !foreignUpdate {
 		return true
 	}
-	c := &keyConflict{lastUpdate: lastUpdate}
+	c := &keyConflict{lastUpdate: lastUpdate, block: block}
 	if kiu != nil {
 		c.reason, c.mined, c.pending = kiu.Error(), kiu.Mined, kiu.Pending
 	} else {

@@ -12,7 +12,8 @@ import (
 // seen by the account's nonce or by a last_update the validator did not
 // cause. The validator sets no more weights, fails /readyz with the
 // reason and sets the metric; when the other signer sends again, Run is
-// ended with ErrKeyInUse.
+// ended with ErrKeyInUse; so it is when the conflict outlasts three
+// weights windows with the other silent (it may have stopped as well).
 func TestKeyInUse(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -38,7 +39,7 @@ func TestKeyInUse(t *testing.T) {
 				t.Fatalf("setup: not ready: %q", why)
 			}
 			tc.foreign(h, 1)
-			h.run(26, 60)
+			h.run(26, 45) // under keyConflictWindows (3) windows of 10 blocks
 			ready, why := h.v.Ready()
 			if ready || !strings.Contains(strings.Join(why, "; "), "another process signs with this validator's key") {
 				t.Fatalf("Ready = %v %q, want the key conflict", ready, why)
@@ -55,15 +56,32 @@ func TestKeyInUse(t *testing.T) {
 			default:
 			}
 			tc.foreign(h, 2) // it keeps sending
-			h.run(61, 90)
+			h.run(46, 50)
 			select {
 			case err := <-h.v.fatal:
-				if !errors.Is(err, ErrKeyInUse) {
-					t.Errorf("fatal %v, want ErrKeyInUse", err)
+				if !errors.Is(err, ErrKeyInUse) || !strings.Contains(err.Error(), "still sending") {
+					t.Errorf("fatal %v, want ErrKeyInUse ... still sending", err)
 				}
 			default:
 				t.Fatal("the other signer kept sending, but nothing ended Run")
 			}
 		})
+	}
+}
+
+func TestKeyConflictNotResolved(t *testing.T) {
+	h := weightsHarness(t, weightsHyper(1, false), nil)
+	h.run(1, 25)
+	h.chain.mu.Lock()
+	h.chain.foreign = 1
+	h.chain.mu.Unlock()
+	h.run(26, 80)
+	select {
+	case err := <-h.v.fatal:
+		if !errors.Is(err, ErrKeyInUse) || !strings.Contains(err.Error(), "not resolved within 3 weights windows") {
+			t.Errorf("fatal %v", err)
+		}
+	default:
+		t.Fatal("a conflict unresolved for 5 windows did not end Run")
 	}
 }

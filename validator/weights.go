@@ -109,7 +109,7 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	// What was on chain before this process sent anything is not evidence
 	// of another signer.
 	v.baselineOnce.Do(func() { v.lastUpdateBaseline = lastUpdate })
-	if !v.guardKey(ctx, lastUpdate, subs) {
+	if !v.guardKey(ctx, block, lastUpdate, subs) {
 		return nil
 	}
 	lastSent := lastUpdate

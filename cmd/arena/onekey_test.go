@@ -11,9 +11,9 @@ import (
 
 // TestTwoValidatorsOneKey: two `arena run` processes with one key and two
 // data dirs against the devnet. Once both have set weights, at least one
-// sees the other (its account's nonce or last_update moved without it),
-// stops setting weights with one error line, and, as the other keeps
-// sending, exits 1.
+// sees the other (its account's nonce or last_update moved without it) and
+// stops setting weights with one error line; it exits 1 when the other
+// keeps sending, or, when both stopped, after three weights windows.
 func TestTwoValidatorsOneKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts validator processes")
@@ -52,7 +52,7 @@ func TestTwoValidatorsOneKey(t *testing.T) {
 				if !errors.As(l.exit, &ee) || ee.ExitCode() != 1 || !detected {
 					t.Fatalf("a validator exited with %v (the other signer detected: %v)", l.exit, detected)
 				}
-				return // the one that kept seeing the other signer stopped
+				return // one that saw the other signer stopped
 			}
 			msg, _ := l.m["message"].(string)
 			if strings.HasPrefix(msg, "another process signs with this validator's key") {

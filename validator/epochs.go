@@ -68,6 +68,9 @@ func (v *Validator) legacyEpochs() {
 
 // noteSchedule exports the chain's epoch schedule as metrics.
 func (v *Validator) noteSchedule(s chain.EpochSchedule) {
+	v.mu.Lock()
+	v.schedule = &s
+	v.mu.Unlock()
 	v.m.epochIndex.Set(float64(s.EpochIndex))
 	v.m.tempo.Set(float64(s.Tempo))
 	if next, ok := s.NextEpoch(); ok {
@@ -75,12 +78,16 @@ func (v *Validator) noteSchedule(s chain.EpochSchedule) {
 	}
 }
 
-// noteShare reads the subnet's mechanism count and MinerBurned at a sync:
+// noteShare reads the subnet's epoch schedule, mechanism count and
+// MinerBurned at a sync:
 // metrics, the status document, and one warning each for what costs this
 // validator's weights their effect or the subnet its emission. A chain
 // without the StorageQuery precompile has neither (nothing to say); a
 // failed read is retried at the next sync.
 func (v *Validator) noteShare(ctx context.Context, block uint64) {
+	if s, err := v.opts.Chain.EpochSchedule(ctx, v.opts.Netuid, block); err == nil {
+		v.noteSchedule(s)
+	}
 	sh, err := v.opts.Chain.SubnetShare(ctx, v.opts.Netuid, block)
 	if err != nil {
 		if !errors.Is(err, chain.ErrNoStorageQuery) {

@@ -207,13 +207,16 @@ type Status struct {
 	// Subnet is the subnet's mechanism count and MinerBurned as last read
 	// from the chain (absent on a chain without the StorageQuery precompile).
 	Subnet *chain.SubnetShare `json:"subnet,omitempty"`
+	// Epochs is the subnet's epoch schedule as last read from the chain
+	// (absent before a weights step read it, or without StorageQuery).
+	Epochs *chain.EpochSchedule `json:"epochs,omitempty"`
 }
 
 // StatusNow assembles the status document.
 func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	meta, _, self := v.snapshot()
 	v.mu.Lock()
-	head, seen, busy, share := v.head, v.headSeen, v.raceBusy, v.share
+	head, seen, busy, share, sched := v.head, v.headSeen, v.raceBusy, v.share, v.schedule
 	v.mu.Unlock()
 	ready, why := v.Ready()
 	st := Status{Validator: v.opts.Signer.Address.Hex(), Hotkey: v.opts.Signer.Hotkey().SS58(), UID: self,
@@ -227,6 +230,10 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	if share != nil {
 		sh := *share
 		st.Subnet = &sh
+	}
+	if sched != nil {
+		s := *sched
+		st.Epochs = &s
 	}
 	err := v.opts.Store.View(func(txn *badger.Txn) error {
 		rs, err := v.rec.GetState(txn)

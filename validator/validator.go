@@ -163,6 +163,8 @@ type Validator struct {
 	fatal              chan error
 	lastUpdateBaseline uint64
 	baselineOnce       sync.Once
+	// schedule is the chain's epoch schedule as last read (guarded by mu).
+	schedule *chain.EpochSchedule
 }
 
 // New builds a validator. reg receives its metrics (and the episode

@@ -205,6 +205,10 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 	}
 	fmt.Fprintf(tw, "suite clusters\t%s; hidden pool covers %d more race(s)\n", strings.Join(pool, ", "), st.Suite.RacesCovered)
 	fmt.Fprintf(tw, "hidden used\t%d cluster(s) in the last 24 h\n", st.HiddenClustersUsed24h)
+	if e := st.Epochs; e != nil {
+		next, _ := e.NextEpoch()
+		fmt.Fprintf(tw, "epochs\tindex %d, tempo %d, next at block %d (read at block %d)\n", e.EpochIndex, e.Tempo, next, e.Block)
+	}
 	if sn := st.Subnet; sn != nil {
 		note := ""
 		if sn.Mechanisms > 1 {

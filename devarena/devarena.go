@@ -54,6 +54,9 @@ type Options struct {
 	RateLimit uint64
 	// Registry receives all metrics; nil makes a fresh one.
 	Registry *prometheus.Registry
+	// DevnetListen is the devnet's address (default 127.0.0.1:0); tests
+	// that restart a devnet under one URL set it.
+	DevnetListen string
 	// ChainOnly starts the devnet and the miners but no validator (tests
 	// that run the validator as a separate process).
 	ChainOnly bool
@@ -249,7 +252,11 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 		cfg.DataDir, a.Replaced = DataDir(opts.Home), h.aside != ""
 	}
 	hyper := &devnet.Hyper{WeightsSetRateLimit: opts.RateLimit, MinAllowedWeights: 1, CommitRevealEnabled: opts.CommitReveal, CommitRevealInterval: 1}
-	a.Devnet, err = devnet.New(devnet.Options{Listen: "127.0.0.1:0", BlockTime: opts.BlockTime, Netuid: cfg.Chain.Netuid, Tempo: opts.Tempo,
+	listen := opts.DevnetListen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	a.Devnet, err = devnet.New(devnet.Options{Listen: listen, BlockTime: opts.BlockTime, Netuid: cfg.Chain.Netuid, Tempo: opts.Tempo,
 		Validators: opts.Validators, Miners: opts.Miners, Seed: 7, Hyper: hyper}, log, opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("devnet: %w", err)

@@ -105,6 +105,8 @@ func TestValidate(t *testing.T) {
 			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "ftp://me:hunter2@x/v1", "m"
 		}, `suite.paraphrase.base_url "ftp://me:xxxxx@x/v1": must be an http or https URL`},
 		{"paraphrase zero timeout", func(c *Config) { c.Suite.Paraphrase.Timeout = Duration{} }, `suite.paraphrase.timeout "0s": must be greater than 0`},
+		{"tempo beyond a u16", func(c *Config) { c.Chain.Tempo = 65536 }, `chain.tempo "65536": must be at most 65535 (subtensor's Tempo is a u16)`},
+		{"tempo at the u16 limit", func(c *Config) { c.Chain.Tempo = 65535 }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,6 +42,9 @@ func (c *Config) Validate() error {
 
 	v.chainURL("chain.url", c.Chain.URL)
 	v.positiveUint("chain.tempo", c.Chain.Tempo)
+	if c.Chain.Tempo > 65535 {
+		v.bad("chain.tempo", fmt.Sprint(c.Chain.Tempo), "must be at most 65535 (subtensor's Tempo is a u16)")
+	}
 	v.positive("chain.dial_timeout", c.Chain.DialTimeout)
 	v.positive("chain.call_timeout", c.Chain.CallTimeout)
 	v.positive("chain.receipt_timeout", c.Chain.ReceiptTimeout)

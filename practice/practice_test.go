@@ -3,19 +3,17 @@ package practice
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"arena/chain"
 	"arena/episode"
+	"arena/episode/episodetest"
 	"arena/scoring"
 	"arena/shop"
 	"arena/shop/gen"
@@ -135,7 +133,16 @@ func TestMinerThatFailsEveryEpisode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Run(t.Context(), longThinker(t), problems, nil, nil)
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A frame above max_frame_bytes ends the connection, and with it every
+	// episode on it, the same way.
+	addr := episodetest.Serve(t, &episodetest.Env{Signer: chain.NewSigner(key)}, episodetest.AfterStart(func(s *episode.EpisodeStart) []byte {
+		return episodetest.StepJSON(s.EpisodeID, strings.Repeat("a", 1<<20), 1)
+	}))
+	_, err = p.Run(t.Context(), addr, problems, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "every episode ended") {
 		t.Fatalf("error %v, want every episode ended ...", err)
 	}
@@ -195,59 +202,4 @@ func (firstHit) Step(_ context.Context, v episode.EpisodeView) (episode.Action, 
 		}
 	}
 	return call("terminate", `{"status":"success"}`), nil
-}
-
-// longThinker serves a miner that completes the handshake properly and
-// then answers every episode_start with a think far over the limit (the
-// reference server would clip it, so this one speaks the wire protocol
-// itself). It returns its HOST:PORT.
-func longThinker(t *testing.T) string {
-	t.Helper()
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	up := websocket.Upgrader{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		wg.Add(1)
-		defer wg.Done()
-		defer ws.Close()
-		for {
-			_, frame, err := ws.ReadMessage()
-			if err != nil {
-				return
-			}
-			msg, err := episode.Decode(frame)
-			if err != nil {
-				return
-			}
-			var reply episode.Message
-			switch m := msg.(type) {
-			case *episode.Hello:
-				if reply, err = episode.NewHelloAck(key, m, time.Now()); err != nil {
-					return
-				}
-			case *episode.EpisodeStart:
-				reply = &episode.Step{EpisodeID: m.EpisodeID, Think: strings.Repeat("x", 64<<10),
-					ToolCalls: []episode.ToolCall{{ID: "c", Name: "terminate", Parameters: json.RawMessage(`{"status":"failure"}`)}}}
-			default:
-				continue
-			}
-			b, err := episode.Encode(reply)
-			if err != nil || ws.WriteMessage(websocket.TextMessage, b) != nil {
-				return
-			}
-		}
-	}))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		wg.Wait()
-	})
-	return strings.TrimPrefix(srv.URL, "http://")
 }

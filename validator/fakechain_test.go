@@ -24,6 +24,9 @@ const (
 	// faultReceiptLost: the transaction is broadcast and mined, but the
 	// call fails before its receipt is read (the node dropped mid-call).
 	faultReceiptLost
+	// faultReverted: the transaction is mined but reverts, for a reason
+	// the client cannot name (its nonce is spent, nothing applied).
+	faultReverted
 )
 
 // errUnreachable is the transient error of faultUnreachable.
@@ -307,6 +310,12 @@ func (f *fakeChain) transact(c fakeCall, signer *chain.Signer, opts chain.TxOpti
 		}
 	}
 	f.nonce++
+	if fail == faultReverted {
+		f.mined[c.tx] = f.head
+		c.err = fmt.Errorf("%s tx %s failed in block %d", c.op, c.tx, f.head)
+		f.record(c)
+		return &chain.TxResult{Hash: c.tx, Block: f.head}, c.err
+	}
 	apply(self)
 	f.mined[c.tx] = f.head
 	f.chainTxs = append(f.chainTxs, minedTx{hash: c.tx, block: f.head, tx: tx})

@@ -85,3 +85,23 @@ func TestKeyConflictNotResolved(t *testing.T) {
 		t.Fatal("a conflict unresolved for 5 windows did not end Run")
 	}
 }
+
+// TestRevertedWeightsAreFinal: a weights transaction that is mined but
+// reverts for a reason the client cannot name (here, as when another
+// process with the key tripped the rate limit) is recorded failed, not
+// left pending and asked about forever; the next window sets weights.
+func TestRevertedWeightsAreFinal(t *testing.T) {
+	h := weightsHarness(t, weightsHyper(1, false), nil)
+	h.chain.fail("setWeights", faultReverted)
+	h.run(1, 25)
+	subs := h.submissions()
+	if len(subs) < 2 {
+		t.Fatalf("submissions %+v, want the failed one and a later one", subs)
+	}
+	if subs[0].Status != "failed" || !strings.Contains(subs[0].Error, "failed in block") || subs[0].Block == 0 {
+		t.Errorf("first submission %+v, want failed with its block", subs[0])
+	}
+	if last := subs[len(subs)-1]; last.Status != "set" {
+		t.Errorf("last submission %+v, want set", last)
+	}
+}

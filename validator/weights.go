@@ -226,6 +226,16 @@ func (v *Validator) record(ctx context.Context, sub *records.Submission, hyper *
 			v.emit(Event{Kind: EventWeightsFailed, Block: sub.CreatedBlock, Text: "weights refused: " + err.Error()})
 			return errors.Join(v.putSubmission(sub), err)
 		}
+		if res != nil && res.Block > 0 {
+			// Mined but reverted for a reason the client could not name:
+			// its nonce is spent and asking the chain again gives the same
+			// receipt, so it is final.
+			v.m.submissions.WithLabelValues(sub.Op, "rejected").Inc()
+			sub.Status, sub.Error, sub.RawTx = records.StatusFailed, err.Error(), ""
+			sub.TxHash, sub.Block = res.Hash.Hex(), res.Block
+			v.emit(Event{Kind: EventWeightsFailed, Block: res.Block, Text: "weights transaction failed: " + err.Error()})
+			return errors.Join(v.putSubmission(sub), err)
+		}
 		v.m.submissions.WithLabelValues(sub.Op, "error").Inc()
 		return fmt.Errorf("%s (left pending; settled from the chain next block): %w", sub.Op, err)
 	}

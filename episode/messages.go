@@ -234,7 +234,7 @@ func Decode(frame []byte) (Message, error) {
 	if err := json.Unmarshal(frame, &obj); err != nil || obj == nil {
 		detail := "not a JSON object"
 		if err != nil {
-			detail = clipText(err.Error(), 120)
+			detail = ClipText(err.Error(), 120)
 		}
 		return nil, &DecodeError{Kind: ErrMalformed, Detail: detail}
 	}
@@ -252,7 +252,7 @@ func Decode(frame []byte) (Message, error) {
 	}
 	fields, ok := schema(typ)
 	if !ok {
-		return nil, &DecodeError{Kind: ErrUnknownType, Detail: fmt.Sprintf("%q", clipText(typ, 40)), Episode: episode}
+		return nil, &DecodeError{Kind: ErrUnknownType, Detail: fmt.Sprintf("%q", ClipText(typ, 40)), Episode: episode}
 	}
 	fail := func(err *DecodeError) (Message, error) {
 		err.Type, err.Episode = typ, episode
@@ -281,7 +281,7 @@ func Decode(frame []byte) (Message, error) {
 	}
 	if err := json.Unmarshal(frame, msg); err != nil {
 		// The kinds were checked, so what is left is out-of-range numbers.
-		return fail(&DecodeError{Kind: ErrWrongType, Detail: clipText(err.Error(), 120)})
+		return fail(&DecodeError{Kind: ErrWrongType, Detail: ClipText(err.Error(), 120)})
 	}
 	if err := checkValues(msg); err != nil {
 		return fail(err)
@@ -461,9 +461,9 @@ func Encode(msg Message) ([]byte, error) {
 	return json.Marshal(msg)
 }
 
-// clipText shortens untrusted text before it reaches a log line or an
+// ClipText shortens untrusted text before it reaches a log line or an
 // error, at a UTF-8 boundary.
-func clipText(s string, n int) string {
+func ClipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

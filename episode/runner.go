@@ -132,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, m Miner, problems []Problem) []Traject
 			reason = he.Reason
 		}
 		if reason.MinerFault() {
-			r.log.Warn().Uint16("uid", m.UID).Str("endpoint", m.Endpoint).Str("reason", string(reason)).Str("detail", clipText(detail, 200)).Msg("miner connection failed; its episodes score zero")
+			r.log.Warn().Uint16("uid", m.UID).Str("endpoint", m.Endpoint).Str("reason", string(reason)).Str("detail", ClipText(detail, 200)).Msg("miner connection failed; its episodes score zero")
 		}
 		now := time.Now()
 		for i, p := range problems {
@@ -338,7 +338,7 @@ func (c *Conn) kill(r EndReason, detail string) {
 		c.deadReason, c.deadDetail = r, detail
 		close(c.dead)
 		if r.MinerFault() {
-			c.log.Warn().Str("reason", string(r)).Str("detail", clipText(detail, 200)).Msg("miner connection ended by violation")
+			c.log.Warn().Str("reason", string(r)).Str("detail", ClipText(detail, 200)).Msg("miner connection ended by violation")
 		}
 		c.wmu.Lock()
 		_ = c.ws.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
@@ -384,7 +384,7 @@ func (c *Conn) readLoop() {
 		if ep == nil {
 			// Most likely a late answer to an episode that already timed
 			// out; dropping it keeps the miner's other episodes alive.
-			c.log.Debug().Str("episode", clipText(step.EpisodeID, 40)).Msg("step for no live episode dropped")
+			c.log.Debug().Str("episode", ClipText(step.EpisodeID, 40)).Msg("step for no live episode dropped")
 			continue
 		}
 		select {
@@ -490,10 +490,10 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 		select {
 		case <-c.dead:
 		default:
-			_ = c.send(&EpisodeEnd{EpisodeID: tr.EpisodeID, Reason: reason, Detail: clipText(detail, 200)})
+			_ = c.send(&EpisodeEnd{EpisodeID: tr.EpisodeID, Reason: reason, Detail: ClipText(detail, 200)})
 		}
 		if reason.MinerFault() {
-			log.Info().Str("reason", string(reason)).Str("detail", clipText(detail, 200)).Int("steps", len(tr.Steps)).Msg("episode ended by violation; it scores zero")
+			log.Info().Str("reason", string(reason)).Str("detail", ClipText(detail, 200)).Int("steps", len(tr.Steps)).Msg("episode ended by violation; it scores zero")
 		} else {
 			log.Debug().Str("reason", string(reason)).Int("steps", len(tr.Steps)).Msg("episode ended")
 		}

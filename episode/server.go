@@ -365,7 +365,7 @@ func (c *minerConn) serve(ctx context.Context) {
 			_, dup := episodes[m.EpisodeID]
 			mu.Unlock()
 			if dup {
-				c.log.Warn().Str("episode", clipText(m.EpisodeID, 40)).Msg("duplicate episode_start ignored")
+				c.log.Warn().Str("episode", ClipText(m.EpisodeID, 40)).Msg("duplicate episode_start ignored")
 				continue
 			}
 			select {
@@ -388,7 +388,7 @@ func (c *minerConn) serve(ctx context.Context) {
 				start := time.Now()
 				steps := c.play(epCtx, m, ep)
 				if c.s.opts.OnEpisodeEnd != nil {
-					out := EpisodeOutcome{EpisodeID: clipText(m.EpisodeID, 80), Validator: c.validator, Reason: ReasonDisconnected,
+					out := EpisodeOutcome{EpisodeID: ClipText(m.EpisodeID, 80), Validator: c.validator, Reason: ReasonDisconnected,
 						Steps: steps, Duration: time.Since(start)}
 					var ended episodeEnded
 					if errors.As(context.Cause(epCtx), &ended) {
@@ -407,7 +407,7 @@ func (c *minerConn) serve(ctx context.Context) {
 			select {
 			case ep.obs <- m:
 			default:
-				c.log.Warn().Str("episode", clipText(m.EpisodeID, 40)).Msg("unexpected observation dropped")
+				c.log.Warn().Str("episode", ClipText(m.EpisodeID, 40)).Msg("unexpected observation dropped")
 			}
 		case *EpisodeEnd:
 			mu.Lock()
@@ -423,7 +423,7 @@ func (c *minerConn) serve(ctx context.Context) {
 			}
 			c.s.m.episodes.WithLabelValues(metricReason(m.Reason)).Inc()
 			if m.Reason.MinerFault() {
-				c.log.Warn().Str("episode", clipText(m.EpisodeID, 40)).Str("reason", clipText(string(m.Reason), 40)).Str("detail", clipText(m.Detail, 200)).Msg("validator ended the episode for a violation")
+				c.log.Warn().Str("episode", ClipText(m.EpisodeID, 40)).Str("reason", ClipText(string(m.Reason), 40)).Str("detail", ClipText(m.Detail, 200)).Msg("validator ended the episode for a violation")
 			}
 		default:
 			c.log.Warn().Str("type", msg.MessageType()).Msg("unexpected message from validator; closing the connection")

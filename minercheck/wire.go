@@ -141,9 +141,9 @@ func (w *wire) readLoop() {
 			case errors.Is(err, websocket.ErrReadLimit):
 				w.kill(episode.ReasonOversized, "a frame exceeds the announced max_frame_bytes")
 			case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
-				w.kill(episode.ReasonDisconnected, fmt.Sprintf("the miner closed the connection (close %d %q)", ce.Code, clip(ce.Text, 80)))
+				w.kill(episode.ReasonDisconnected, fmt.Sprintf("the miner closed the connection (close %d %q)", ce.Code, episode.ClipText(ce.Text, 80)))
 			default:
-				w.kill(episode.ReasonDisconnected, "the connection ended: "+clip(err.Error(), 120))
+				w.kill(episode.ReasonDisconnected, "the connection ended: "+episode.ClipText(err.Error(), 120))
 			}
 			return
 		}
@@ -342,7 +342,7 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 		select {
 		case <-w.dead:
 		default:
-			_ = w.send(&episode.EpisodeEnd{EpisodeID: id, Reason: reason, Detail: clip(detail, 200)})
+			_ = w.send(&episode.EpisodeEnd{EpisodeID: id, Reason: reason, Detail: episode.ClipText(detail, 200)})
 		}
 		return finish(reason, detail)
 	}
@@ -403,10 +403,10 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 			if offered[c.Name] {
 				p.calls[c.Name]++
 			} else if len(p.unknown) < 8 {
-				p.unknown = append(p.unknown, fmt.Sprintf("step %d calls %q, which episode_start did not offer (offered: %s)", n, clip(c.Name, 40), strings.Join(shop.ToolNames(), ", ")))
+				p.unknown = append(p.unknown, fmt.Sprintf("step %d calls %q, which episode_start did not offer (offered: %s)", n, episode.ClipText(c.Name, 40), strings.Join(shop.ToolNames(), ", ")))
 			}
 			if ids[c.ID] && len(p.unknown) < 8 {
-				p.unknown = append(p.unknown, fmt.Sprintf("step %d repeats tool call id %q: results are matched to calls by id", n, clip(c.ID, 40)))
+				p.unknown = append(p.unknown, fmt.Sprintf("step %d repeats tool call id %q: results are matched to calls by id", n, episode.ClipText(c.ID, 40)))
 			}
 			ids[c.ID] = true
 			terminating = terminating || c.Name == shop.ToolTerminate
@@ -451,7 +451,7 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 		for i, c := range st.ToolCalls {
 			if inject {
 				results[i] = episode.ToolResult{ToolCallID: c.ID, Error: &episode.ToolError{Code: string(shop.CodeInternal),
-					Message: clip(c.Name, 40) + ": internal error; the call was not executed (arena miner check withholds this step's results to see the agent go on after an error)"}}
+					Message: episode.ClipText(c.Name, 40) + ": internal error; the call was not executed (arena miner check withholds this step's results to see the agent go on after an error)"}}
 				continue
 			}
 			res := session.Execute(epCtx, c.Name, c.Parameters)
@@ -509,15 +509,4 @@ func short(d time.Duration) string {
 		return "<1ms"
 	}
 	return d.Round(time.Millisecond).String()
-}
-
-// clip shortens the miner's text before it reaches a report line.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -121,7 +121,6 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 	if onConnect != nil {
 		onConnect(id)
 	}
-	results := make([]Result, len(problems))
 	evals := make([]judge.Evaluation, len(problems))
 	trajs := make([]episode.Trajectory, len(problems))
 	var (
@@ -179,7 +178,7 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 	// The judge's policy over each run of RunSize problems, as over a
 	// qualifying run: templates are capped, a run judged with no model
 	// answering is void.
-	void := 0
+	results := make([]Result, len(problems))
 	for start := 0; start < len(problems); start += p.opts.RunSize {
 		end := min(start+p.opts.RunSize, len(problems))
 		n := end - start
@@ -189,18 +188,12 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 			tp[k], ms[k], vs[k], fs[k] = &trajs[start+k], &e.Metrics, &e.Verdict, &e.Final
 		}
 		p.policy.ApplyRun(tp, ms, vs, fs)
-		if p.policy.Voids(vs) {
-			void += n
-			for k := start; k < end; k++ {
-				results[k].Void = true
-			}
+		void := p.policy.Voids(vs)
+		for k := start; k < end; k++ {
+			results[k] = newResult(&problems[k], &trajs[k], &evals[k], void)
 		}
 	}
-	for i := range problems {
-		results[i] = newResult(&problems[i], &trajs[i], &evals[i], results[i].Void)
-	}
 	rep := newReport(id, results, trajs)
-	rep.Void = void
 	rep.trajectories, rep.evaluations, rep.problems = trajs, evals, problems
 	return rep, nil
 }
@@ -216,7 +209,7 @@ func allFailedAtOnce(trajs []episode.Trajectory) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("every episode ended %s, a violation (%s); see docs/protocol.md §6", first.EndReason, clip(first.EndDetail, 200))
+	return fmt.Errorf("every episode ended %s, a violation (%s); see docs/protocol.md §6", first.EndReason, episode.ClipText(first.EndDetail, 200))
 }
 
 // Identity is the key the miner signed the handshake with and the hotkey

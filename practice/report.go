@@ -56,7 +56,7 @@ func newResult(p *suite.Problem, t *episode.Trajectory, e *judge.Evaluation, voi
 func why(m *scoring.Metrics, t *episode.Trajectory) []string {
 	var out []string
 	if t.EndReason.MinerFault() {
-		out = append(out, fmt.Sprintf("episode ended %s: %s", t.EndReason, clip(t.EndDetail, 120)))
+		out = append(out, fmt.Sprintf("episode ended %s: %s", t.EndReason, episode.ClipText(t.EndDetail, 120)))
 	}
 	if len(t.Recommended) == 0 {
 		out = append(out, "no product was recommended")
@@ -131,6 +131,9 @@ func newReport(id Identity, results []Result, trajs []episode.Trajectory) *Repor
 		r.Score += res.Final
 		r.Q += res.Q
 		r.EndReasons[res.EndReason]++
+		if res.Void {
+			r.Void++
+		}
 		for _, f := range res.Findings {
 			r.Findings[f]++
 		}
@@ -241,7 +244,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nworst problems:")
 	for _, res := range r.Worst {
-		fmt.Fprintf(w, "  %s (%s %s) final %.3f q %.2f: %s\n", res.ProblemID, res.Type, orDash(string(res.Difficulty)), res.Final, res.Q, clip(res.Query, 100))
+		fmt.Fprintf(w, "  %s (%s %s) final %.3f q %.2f: %s\n", res.ProblemID, res.Type, orDash(string(res.Difficulty)), res.Final, res.Q, episode.ClipText(res.Query, 100))
 		if len(res.Findings) > 0 {
 			fmt.Fprintf(w, "      findings: %s\n", strings.Join(res.Findings, ", "))
 		}
@@ -277,11 +280,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

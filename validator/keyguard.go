@@ -41,8 +41,9 @@ const keyConflictWindows = 3
 // validator's key.
 var ErrKeyInUse = errors.New("another process sets weights with this validator's key")
 
-// guardKey checks for another signer before a weights transaction. It
-// returns false when no transaction may be sent.
+// guardKey checks for another signer before a weights transaction, and,
+// once one was found, at every weights step for whether it is still
+// active. It returns false when no transaction may be sent.
 func (v *Validator) guardKey(ctx context.Context, block, lastUpdate uint64, subs []records.Submission) bool {
 	var kiu *chain.KeyInUseError
 	err := v.opts.Chain.CheckSigner(ctx, v.opts.Signer)

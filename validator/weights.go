@@ -109,7 +109,8 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	// What was on chain before this process sent anything is not evidence
 	// of another signer.
 	v.baselineOnce.Do(func() { v.lastUpdateBaseline = lastUpdate })
-	if !v.guardKey(ctx, block, lastUpdate, subs) {
+	if v.keyConflict.Load() != nil {
+		v.guardKey(ctx, block, lastUpdate, subs) // is the other signer still at it?
 		return nil
 	}
 	lastSent := lastUpdate
@@ -142,6 +143,9 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 			// Both the node's preflight (the head's state) and the block the
 			// reveal lands in must be in the reveal epoch; on the last block
 			// of the epoch there is no such moment, and the commit expires.
+			if !v.guardKey(ctx, block, lastUpdate, subs) {
+				return nil
+			}
 			return v.reveal(ctx, s, ep.fromChain)
 		case s.Status == records.StatusCommitted:
 			return nil // one commit at a time: wait for its reveal
@@ -157,6 +161,11 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		return nil // never twice in one window
 	}
 	if lastSent > 0 && block < lastSent+max(hyper.WeightsSetRateLimit, v.opts.WeightsEveryBlocks) {
+		return nil
+	}
+	// Only now, with a transaction about to go out, is the chain asked
+	// whether another process signs with this key.
+	if !v.guardKey(ctx, block, lastUpdate, subs) {
 		return nil
 	}
 	n := len(meta.Neurons)

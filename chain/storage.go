@@ -280,16 +280,23 @@ type SubnetShare struct {
 	MinerBurned float64 `json:"miner_burned"`
 }
 
-// SubnetShare reads netuid's mechanism count and MinerBurned at block.
+// SubnetShare reads netuid's mechanism count and MinerBurned at block, in
+// one batch.
 func (c *Client) SubnetShare(ctx context.Context, netuid uint16, block uint64) (SubnetShare, error) {
-	s := c.Storage().At(block)
-	n, err := s.MechanismCount(ctx, netuid)
+	raws, err := c.Storage().query(ctx, hexutil.EncodeUint64(block),
+		[][]byte{ItemMechanismCountCurrent.Key(netuid), ItemMinerBurned.Key(netuid)})
 	if err != nil {
-		return SubnetShare{}, err
+		return SubnetShare{}, fmt.Errorf("subnet share netuid %d: %w", netuid, err)
 	}
-	b, err := s.MinerBurned(ctx, netuid)
+	n, err := ItemMechanismCountCurrent.decode(raws[0])
 	if err != nil {
-		return SubnetShare{}, err
+		return SubnetShare{}, fmt.Errorf("subnet share netuid %d: %w", netuid, err)
 	}
-	return SubnetShare{Mechanisms: n, MinerBurned: b.Float64()}, nil
+	var burned U96F32
+	if len(raws[1]) > 0 {
+		if burned, err = DecodeU96F32(raws[1]); err != nil {
+			return SubnetShare{}, fmt.Errorf("subnet share netuid %d: %w", netuid, err)
+		}
+	}
+	return SubnetShare{Mechanisms: uint8(n), MinerBurned: burned.Float64()}, nil
 }

@@ -146,6 +146,41 @@ func (k Keyspace[V]) Delete(txn *badger.Txn, key []byte) error {
 	return nil
 }
 
+// IterateReverse is Iterate in descending key order, starting at the last
+// key under the prefix that is below before (nil: the last key under the
+// prefix). Pages of newest-first history read only what they show.
+func (k Keyspace[V]) IterateReverse(txn *badger.Txn, prefixParts []KeyPart, before []byte, fn func(key []byte, v V) error) error {
+	prefix := k.Key(prefixParts...)
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = prefix
+	opts.Reverse = true
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	// A reverse Seek lands on the largest key <= its argument: prefix
+	// followed by 0xFF bytes is above every key under the prefix.
+	seek := append(bytes.Clone(prefix), bytes.Repeat([]byte{0xFF}, 16)...)
+	if before != nil {
+		seek = before
+	}
+	for it.Seek(seek); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		if before != nil && bytes.Equal(item.Key(), before) {
+			continue
+		}
+		var v V
+		if err := k.decode(item, &v); err != nil {
+			return err
+		}
+		if err := fn(item.KeyCopy(nil), v); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // Iterate calls fn for every key that starts with Key(prefixParts...), in
 // ascending key order, with a copy of the key (fn may keep it) and the
 // decoded value. An error from fn ends the iteration and is returned as is,

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"arena/episode"
 	"arena/scoring/race"
+	"arena/store"
 	"arena/validator/records"
 )
 
@@ -103,9 +105,9 @@ func TestEvidenceAccumulates(t *testing.T) {
 	}
 }
 
-// TestHiddenClustersUsedSince: only races drawn at or after the cut count,
-// whatever their phase.
-func TestHiddenClustersUsedSince(t *testing.T) {
+// TestRecentRaces: only races drawn at or after the cut count, whatever
+// their phase, and the walk back stops once nothing older can count.
+func TestRecentRaces(t *testing.T) {
 	cut := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	races := []records.Race{
 		{ID: 3, StartedAt: cut.Add(time.Hour), Clusters: []string{"a", "b", "c"}, Phase: records.PhaseRunning},
@@ -114,18 +116,39 @@ func TestHiddenClustersUsedSince(t *testing.T) {
 		{ID: 0, Clusters: []string{"g"}},
 	}
 	tests := []struct {
-		since time.Time
-		want  int
+		since       time.Time
+		want        int
+		wantVisited int
 	}{
-		{cut.Add(2 * time.Hour), 0},
-		{cut.Add(time.Hour), 3},
-		{cut, 5},
-		{cut.Add(-time.Minute), 6},
-		{time.Time{}, 7},
+		{cut.Add(2 * time.Hour), 0, 3},
+		{cut.Add(time.Hour), 3, 3},
+		{cut, 5, 3},
+		{cut.Add(-time.Minute), 6, 4},
+		{time.Time{}, 7, 4},
 	}
 	for _, tt := range tests {
-		if got := hiddenClustersUsedSince(races, tt.since); got != tt.want {
-			t.Errorf("since %v: %d clusters, want %d", tt.since, got, tt.want)
+		visited := 0
+		got, last, err := recentRaces(func(fn func(*records.Race) error) error {
+			for i := range races {
+				visited++
+				if err := fn(&races[i]); errors.Is(err, store.ErrStop) {
+					return nil
+				} else if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, tt.since)
+		if err != nil || got != tt.want {
+			t.Errorf("since %v: %d clusters (%v), want %d", tt.since, got, err, tt.want)
+		}
+		if last == nil || last.ID != 1 {
+			t.Errorf("since %v: last decided race %+v, want race 1", tt.since, last)
+		}
+		// The walk stops at the first race that is both older than the
+		// cut and not before the last decided one.
+		if want := tt.wantVisited; visited != want {
+			t.Errorf("since %v: read %d races, want %d", tt.since, visited, want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"arena/chain"
 	"arena/config"
 	"arena/scoring/race"
+	"arena/store"
 	"arena/suite"
 	"arena/validator/records"
 )
@@ -267,18 +268,10 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 		if len(subs) > 0 {
 			st.LastWeights = &subs[len(subs)-1]
 		}
-		races, err := v.rec.ListRaces(txn, 0)
-		if err != nil {
-			return err
-		}
-		st.HiddenClustersUsed24h = hiddenClustersUsedSince(races, time.Now().Add(-24*time.Hour))
-		for i := range races {
-			if races[i].Phase == records.PhaseDone {
-				st.LastRace = &races[i]
-				break
-			}
-		}
-		return nil
+		st.HiddenClustersUsed24h, st.LastRace, err = recentRaces(func(fn func(*records.Race) error) error {
+			return v.rec.ForEachRaceBack(txn, fn)
+		}, time.Now().Add(-24*time.Hour))
+		return err
 	})
 	if err != nil {
 		return st, err
@@ -287,16 +280,25 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	return st, err
 }
 
-// hiddenClustersUsedSince counts the hidden clusters of the races drawn
-// at or after since. Aborted races count: their clusters were exposed.
-func hiddenClustersUsedSince(races []records.Race, since time.Time) int {
-	n := 0
-	for _, rc := range races {
-		if !rc.StartedAt.Before(since) {
-			n += len(rc.Clusters)
+// recentRaces walks races newest first (as records.ForEachRaceBack does)
+// only as far back as it must: it counts the hidden clusters of the races
+// drawn at or after since (aborted races count: their clusters were
+// exposed) and finds the last decided race.
+func recentRaces(newestFirst func(func(*records.Race) error) error, since time.Time) (clusters int, lastDone *records.Race, err error) {
+	err = newestFirst(func(rc *records.Race) error {
+		inWindow := !rc.StartedAt.Before(since)
+		if inWindow {
+			clusters += len(rc.Clusters)
 		}
-	}
-	return n
+		if lastDone == nil && rc.Phase == records.PhaseDone {
+			lastDone = rc
+		}
+		if !inWindow && lastDone != nil {
+			return store.ErrStop
+		}
+		return nil
+	})
+	return clusters, lastDone, err
 }
 
 // raceView applies the race rule, without a race, to the stored state and
@@ -380,17 +382,17 @@ func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
 			return err
 		}
 		last := map[uint16]float64{}
-		races, err := v.rec.ListRaces(txn, 0)
+		err = v.rec.ForEachRaceBack(txn, func(rc *records.Race) error {
+			if rc.Phase != records.PhaseDone {
+				return nil
+			}
+			for _, r := range rc.Results {
+				last[r.UID] = r.Score
+			}
+			return store.ErrStop
+		})
 		if err != nil {
 			return err
-		}
-		for _, rc := range races {
-			if rc.Phase == records.PhaseDone {
-				for _, r := range rc.Results {
-					last[r.UID] = r.Score
-				}
-				break
-			}
 		}
 		for _, m := range miners {
 			row := LeaderboardRow{UID: m.UID, Hotkey: m.Hotkey, Skipped: m.Skipped}

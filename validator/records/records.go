@@ -363,18 +363,33 @@ func (r *Records) PutRace(txn *badger.Txn, rc *Race) error {
 
 // ListRaces returns races, newest first, at most limit (0: all).
 func (r *Records) ListRaces(txn *badger.Txn, limit int) ([]Race, error) {
-	var all []Race
-	err := r.Races.Iterate(txn, nil, func(_ []byte, rc Race) error {
-		all = append(all, rc)
+	return r.RacesBefore(txn, 0, limit)
+}
+
+// RacesBefore returns the races with ids below before (0: every race),
+// newest first, at most limit (0: no limit). It reads only the records it
+// returns, so a page of recent history costs the same with ten thousand
+// races stored as with ten.
+func (r *Records) RacesBefore(txn *badger.Txn, before uint64, limit int) ([]Race, error) {
+	var from []byte
+	if before != 0 {
+		from = r.Races.Key(store.U64(before))
+	}
+	var out []Race
+	err := r.Races.IterateReverse(txn, nil, from, func(_ []byte, rc Race) error {
+		out = append(out, rc)
+		if limit > 0 && len(out) >= limit {
+			return store.ErrStop
+		}
 		return nil
 	})
-	for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
-		all[i], all[j] = all[j], all[i]
-	}
-	if limit > 0 && len(all) > limit {
-		all = all[:limit]
-	}
-	return all, err
+	return out, err
+}
+
+// ForEachRaceBack calls fn with every race from the newest down until fn
+// returns store.ErrStop (which ends the walk with nil) or another error.
+func (r *Records) ForEachRaceBack(txn *badger.Txn, fn func(rc *Race) error) error {
+	return r.Races.IterateReverse(txn, nil, nil, func(_ []byte, rc Race) error { return fn(&rc) })
 }
 
 // RacesBack returns the races with ids from newest down, in that order,

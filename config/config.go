@@ -23,6 +23,7 @@ type Config struct {
 	Store           StoreConfig    `yaml:"store"`
 	Metrics         MetricsConfig  `yaml:"metrics"`
 	API             APIConfig      `yaml:"api"`
+	Web             WebConfig      `yaml:"web"`
 	Devnet          DevnetConfig   `yaml:"devnet"`
 	LLM             LLMConfig      `yaml:"llm"`
 
@@ -169,6 +170,14 @@ type APIConfig struct {
 	TokenFile   string `yaml:"token_file" help:"file holding the API's bearer token (one line; must grant group and world nothing); required with api.allow_remote"`
 }
 
+// WebConfig configures the web console's public listener. The operator
+// pages are always served on api.listen, beside the API.
+type WebConfig struct {
+	PublicListen string  `yaml:"public_listen" help:"host:port for the public web console (leaderboard, decided races and their trajectories; no operator endpoint, no unexposed problem); empty: no public listener"`
+	PublicRate   float64 `yaml:"public_rate" help:"requests per second one client IP may make to the public listener, on average"`
+	PublicBurst  int     `yaml:"public_burst" help:"requests one client IP may make to the public listener at once before public_rate applies"`
+}
+
 // DevnetConfig configures `arena devnet`, the local test chain.
 type DevnetConfig struct {
 	Listen     string   `yaml:"listen" help:"host:port where the devnet serves JSON-RPC and websocket"`
@@ -212,6 +221,7 @@ func Default() Config {
 			MinFreeSoft: 2 << 30, MinFreeSoftPercent: 5, MinFreeHard: 256 << 20, MinFreeHardPercent: 1, Reserve: 256 << 20},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9100"},
 		API:     APIConfig{Listen: "127.0.0.1:9101"},
+		Web:     WebConfig{PublicRate: 5, PublicBurst: 20},
 		Devnet: DevnetConfig{
 			Listen:     "127.0.0.1:9944",
 			BlockTime:  Duration{time.Second},

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"slices"
@@ -92,6 +93,21 @@ func (c *Config) Validate() error {
 	}
 	if _, port, err := net.SplitHostPort(c.API.Listen); err == nil && port != "0" && c.API.Listen == c.Metrics.Listen {
 		v.problem("api.listen", fmt.Sprintf("%q is also metrics.listen; the API needs its own port", c.API.Listen))
+	}
+
+	if c.Web.PublicListen != "" {
+		v.hostPort("web.public_listen", c.Web.PublicListen)
+		for key, other := range map[string]string{"metrics.listen": c.Metrics.Listen, "api.listen": c.API.Listen} {
+			if _, port, err := net.SplitHostPort(other); err == nil && port != "0" && other == c.Web.PublicListen {
+				v.problem("web.public_listen", fmt.Sprintf("%q is also %s; the public console needs its own port", other, key))
+			}
+		}
+	}
+	if !(c.Web.PublicRate > 0) || math.IsInf(c.Web.PublicRate, 0) {
+		v.bad("web.public_rate", strconv.FormatFloat(c.Web.PublicRate, 'g', -1, 64), "must be a positive number of requests per second")
+	}
+	if c.Web.PublicBurst < 1 {
+		v.bad("web.public_burst", strconv.Itoa(c.Web.PublicBurst), "must be at least 1")
 	}
 
 	v.hostPort("devnet.listen", c.Devnet.Listen)

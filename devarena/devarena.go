@@ -24,6 +24,7 @@ import (
 	"arena/episode"
 	"arena/miner"
 	"arena/validator"
+	"arena/web"
 )
 
 // Options configure Start.
@@ -311,7 +312,8 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			reg, onEvent, drawSeed = prometheus.NewRegistry(), nil, nil
 		}
 		stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: vcfg, Signer: val.Signer(), Registry: reg,
-			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed}, log.With().Uint16("validator_uid", val.UID).Logger())
+			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed, Console: web.ForStack(vcfg.Web, reg, log)},
+			log.With().Uint16("validator_uid", val.UID).Logger())
 		if err != nil {
 			return nil, fmt.Errorf("validator uid %d: %w", val.UID, err)
 		}

@@ -36,7 +36,7 @@ const (
 	PrefixVerdicts      byte = 0x51 // episode id -> rule metrics, judge verdict, final
 	PrefixByProblem     byte = 0x52 // problem id, episode id -> ()
 	PrefixByMiner       byte = 0x53 // uid, episode id -> ()
-	PrefixByRace        byte = 0x54 // race id, episode id -> ()
+	PrefixByRace        byte = 0x54 // race id, episode id -> miner uid and problem id
 	PrefixRaceState     byte = 0x55 // singleton: race state machine and scheduler cursor
 	PrefixRaces         byte = 0x56 // race id -> race record (history)
 	PrefixSubmissions   byte = 0x57 // weights window -> submission

@@ -168,12 +168,17 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 	if v.opts.DrawSeed != nil {
 		seed = v.opts.DrawSeed(window)
 	}
+	pool, poolErr := v.opts.Ledger.HiddenAvailable()
 	problems, err := v.opts.Ledger.Draw(suite.Hidden, v.opts.RaceProblems, seed)
 	if err != nil {
 		v.log.Error().Err(err).Msg("race: draw hidden problems; no race this window")
 		return
 	}
 	rc := records.Race{Window: window, Phase: records.PhaseRunning, StartedBlock: block, StartedAt: time.Now().UTC(), Racers: racers, Qualifying: quals}
+	if poolErr == nil {
+		left := max(pool-len(problems), 0)
+		rc.HiddenLeft = &left
+	}
 	hotkeys := make([]string, len(racers))
 	for i, r := range racers {
 		hotkeys[i] = r.Hotkey

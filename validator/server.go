@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -50,6 +53,18 @@ type APIServerOptions struct {
 	Token string
 	// Listener, if set, is used instead of binding Listen.
 	Listener net.Listener
+	// Pages, if set, serves every path outside /api/v1 (the web
+	// console's operator pages), behind the same token.
+	Pages http.Handler
+}
+
+// PublicServerOptions configure the public web listener (web.public_listen):
+// the console's public pages only, with no operator endpoint.
+type PublicServerOptions struct {
+	Listen   string
+	Listener net.Listener
+	// Pages serves every path (the web console's public handler).
+	Pages http.Handler
 }
 
 // Listen binds an operator address (key names its config key) with a
@@ -112,11 +127,33 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/races", s.races)
 	mux.HandleFunc("GET /api/v1/races/{id}", s.race)
 	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
+	if opts.Pages != nil {
+		mux.Handle("GET /", opts.Pages)
+		s.routes += " and the web console at /"
+	}
 	var h http.Handler = mux
 	if opts.Token != "" {
 		h = requireBearer(opts.Token, mux)
 	}
 	s.srv = newHTTPServer(h)
+	return s, nil
+}
+
+// NewPublicServer binds web.public_listen and serves the console's public
+// pages on it: nothing of the operator API, metrics or unexposed problems.
+func NewPublicServer(opts PublicServerOptions, log zerolog.Logger) (*Server, error) {
+	if opts.Pages == nil {
+		return nil, errors.New("public web listener: no pages to serve")
+	}
+	ln := opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Listen(opts.Listen, "web.public_listen"); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{log: log.With().Str("component", "public-web").Logger(), ln: ln, routes: "the public web console", v: nil}
+	s.srv = newHTTPServer(opts.Pages)
 	return s, nil
 }
 
@@ -126,12 +163,22 @@ func newHTTPServer(h http.Handler) *http.Server {
 }
 
 // requireBearer answers 401 to a request without "Authorization: Bearer
-// token" (compared in constant time).
+// token" (compared in constant time). A browser, which cannot send a
+// bearer token by itself, may give the token as the password of HTTP
+// Basic authentication (any user name): pages outside /api/ ask for it.
 func requireBearer(token string, next http.Handler) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="arena"`)
+		ok := subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1
+		if _, pass, basic := r.BasicAuth(); !ok && basic {
+			ok = subtle.ConstantTimeCompare([]byte(pass), []byte(token)) == 1
+		}
+		if !ok {
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="arena"`)
+			} else {
+				w.Header().Set("WWW-Authenticate", `Basic realm="arena validator (any user name; the password is the token of api.token_file)", charset="UTF-8"`)
+			}
 			writeError(w, http.StatusUnauthorized, "this API needs the bearer token of api.token_file")
 			return
 		}
@@ -211,13 +258,31 @@ type Status struct {
 	// Epochs is the subnet's epoch schedule as last read from the chain
 	// (absent before a weights step read it, or without StorageQuery).
 	Epochs *chain.EpochSchedule `json:"epochs,omitempty"`
+	// NextRaceBlock is the first block of the next race window.
+	NextRaceBlock uint64 `json:"next_race_block"`
+	// BlockSeconds is the measured average time between heads (0 until two
+	// heads arrived); with it, next_race_block is about
+	// (next_race_block - head_block) * block_seconds seconds away.
+	BlockSeconds float64 `json:"block_seconds,omitempty"`
 }
 
 // StatusNow assembles the status document.
 func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
+	st, err := v.StatusBrief(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Suite, err = v.opts.Ledger.Stats(ctx)
+	return st, err
+}
+
+// StatusBrief is StatusNow without the suite's statistics, which read
+// every cluster: the web console keeps those on its own, refreshed in the
+// background, so that no page waits on a scan of the suite.
+func (v *Validator) StatusBrief(ctx context.Context) (Status, error) {
 	meta, _, self := v.snapshot()
 	v.mu.Lock()
-	head, seen, busy, share, sched := v.head, v.headSeen, v.raceBusy, v.share, v.schedule
+	head, seen, busy, share, sched, perBlock := v.head, v.headSeen, v.raceBusy, v.share, v.schedule, v.blockSeconds
 	v.mu.Unlock()
 	ready, why := v.Ready()
 	st := Status{Validator: v.opts.Signer.Address.Hex(), Hotkey: v.opts.Signer.Hotkey().SS58(), UID: self,
@@ -225,6 +290,8 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	if !seen.IsZero() {
 		st.HeadAge = time.Since(seen).Seconds()
 	}
+	st.NextRaceBlock = (head.Number/v.opts.RaceEveryBlocks + 1) * v.opts.RaceEveryBlocks
+	st.BlockSeconds = perBlock
 	if meta != nil {
 		st.Neurons = len(meta.Neurons)
 	}
@@ -261,22 +328,16 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 		if out, err := v.raceView(rs.State, quals, head.Number); err == nil {
 			st.Qualifiers, st.Bar = out.Qualifiers, out.Bar
 		}
-		subs, err := v.rec.ListSubmissions(txn)
-		if err != nil {
+		if last, ok, err := v.rec.LastSubmission(txn); err != nil {
 			return err
-		}
-		if len(subs) > 0 {
-			st.LastWeights = &subs[len(subs)-1]
+		} else if ok {
+			st.LastWeights = &last
 		}
 		st.HiddenClustersUsed24h, st.LastRace, err = recentRaces(func(fn func(*records.Race) error) error {
 			return v.rec.ForEachRaceBack(txn, fn)
 		}, time.Now().Add(-24*time.Hour))
 		return err
 	})
-	if err != nil {
-		return st, err
-	}
-	st.Suite, err = v.opts.Ledger.Stats(ctx)
 	return st, err
 }
 
@@ -353,7 +414,26 @@ type LeaderboardRow struct {
 	QualifiedAt uint64   `json:"qualified_at,omitempty"`
 	LastRace    *float64 `json:"last_race_score,omitempty"`
 	Skipped     string   `json:"skipped,omitempty"`
+	// Status is "serving", "qualifying" (a run in flight), "backing off"
+	// (unreachable at its last attempt; RetryBlock says when it is tried
+	// again) or "not serving" (Skipped says why).
+	Status     MinerStatus `json:"status"`
+	RetryBlock uint64      `json:"retry_block,omitempty"`
+	// FailedAttempts counts the qualifying attempts that found it
+	// unreachable in a row.
+	FailedAttempts int `json:"failed_attempts,omitempty"`
 }
+
+// MinerStatus is where the validator stands with a miner.
+type MinerStatus string
+
+// Miner statuses.
+const (
+	MinerServing    MinerStatus = "serving"
+	MinerQualifying MinerStatus = "qualifying"
+	MinerBackingOff MinerStatus = "backing off"
+	MinerNotServing MinerStatus = "not serving"
+)
 
 // ScoreCells renders the row's qualifying and last-race scores for a
 // terminal table, the same in `arena status` and `arena dev`: three
@@ -372,6 +452,10 @@ func (r LeaderboardRow) ScoreCells() (qualifying, lastRace string) {
 // qualifying score.
 func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
 	var rows []LeaderboardRow
+	v.mu.Lock()
+	head := v.head.Number
+	retry, inFlight := maps.Clone(v.retry), maps.Clone(v.qualifying)
+	v.mu.Unlock()
 	err := v.opts.Store.View(func(txn *badger.Txn) error {
 		rs, err := v.rec.GetState(txn)
 		if err != nil {
@@ -403,6 +487,16 @@ func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
 			}
 			if sc, ok := last[m.UID]; ok {
 				row.LastRace = &sc
+			}
+			switch r := retry[m.UID]; {
+			case m.Endpoint == "" || m.Skipped != "":
+				row.Status = MinerNotServing
+			case inFlight[m.UID]:
+				row.Status = MinerQualifying
+			case r.after > head:
+				row.Status, row.RetryBlock, row.FailedAttempts = MinerBackingOff, r.after, r.failures
+			default:
+				row.Status = MinerServing
 			}
 			rows = append(rows, row)
 		}

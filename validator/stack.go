@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -45,6 +46,20 @@ type StackOptions struct {
 	WriteFaults store.WriteFaults
 	// DrawSeed is passed to Options.DrawSeed (tests).
 	DrawSeed func(window uint64) uint64
+	// Console, if set, builds the web console over the validator: its
+	// operator pages go on the API listener, its public pages on
+	// web.public_listen (package web provides it; the stack only serves).
+	Console func(v *Validator) (Console, error)
+}
+
+// Console is a web console the stack serves and runs.
+type Console interface {
+	// Operator serves the operator pages (everything).
+	Operator() http.Handler
+	// Public serves the public pages only.
+	Public() http.Handler
+	// Run keeps the console's caches fresh until ctx ends.
+	Run(ctx context.Context) error
 }
 
 // Stack is a whole validator process: store, chain client, catalog and
@@ -58,10 +73,14 @@ type Stack struct {
 	// Server is the metrics listener; API the JSON API's.
 	Server *Server
 	API    *Server
+	// Public is the public web listener (nil unless web.public_listen and
+	// a Console are set); Console the console behind it and the API's pages.
+	Public  *Server
+	Console Console
 
-	ownStore  bool
-	ln, apiLn net.Listener
-	log       zerolog.Logger
+	ownStore            bool
+	ln, apiLn, publicLn net.Listener
+	log                 zerolog.Logger
 }
 
 // OpenStack builds every component from the configuration, in the order
@@ -98,6 +117,11 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	s.ln = ln
 	if s.apiLn, err = Listen(cfg.API.Listen, "api.listen"); err != nil {
 		return nil, err
+	}
+	if opts.Console != nil && cfg.Web.PublicListen != "" {
+		if s.publicLn, err = Listen(cfg.Web.PublicListen, "web.public_listen"); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Store != nil {
 		s.Store = opts.Store
@@ -188,7 +212,19 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	s.API, err = NewAPIServer(APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken}, log)
+	apiOpts := APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken}
+	if opts.Console != nil {
+		if s.Console, err = opts.Console(s.Validator); err != nil {
+			return nil, fmt.Errorf("web console: %w", err)
+		}
+		apiOpts.Pages = s.Console.Operator()
+		if s.publicLn != nil {
+			if s.Public, err = NewPublicServer(PublicServerOptions{Listen: cfg.Web.PublicListen, Listener: s.publicLn, Pages: s.Console.Public()}, log); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.API, err = NewAPIServer(apiOpts, log)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +238,12 @@ func (s *Stack) Run(ctx context.Context) error {
 	g.Go(func() error { return s.Store.Run(gctx) })
 	g.Go(func() error { return s.Server.Run(gctx) })
 	g.Go(func() error { return s.API.Run(gctx) })
+	if s.Console != nil {
+		g.Go(func() error { return s.Console.Run(gctx) })
+	}
+	if s.Public != nil {
+		g.Go(func() error { return s.Public.Run(gctx) })
+	}
 	g.Go(func() error { return s.Validator.Run(gctx) })
 	return g.Wait()
 }
@@ -222,7 +264,7 @@ func StoreOptions(cfg config.Config) store.Options {
 // it). It is safe on a partly built stack. Its error is the store's: a
 // close that failed (the caller should exit non-zero).
 func (s *Stack) Close() error {
-	for _, ln := range []net.Listener{s.ln, s.apiLn} {
+	for _, ln := range []net.Listener{s.ln, s.apiLn, s.publicLn} {
 		if ln != nil {
 			_ = ln.Close()
 		}

@@ -133,6 +133,9 @@ type Validator struct {
 	weightBusy bool
 	head       chain.Head
 	headSeen   time.Time
+	// blockSeconds is a moving average of the wall-clock seconds per block
+	// between heads (0 until two heads were seen), for "next race in ~".
+	blockSeconds float64
 
 	synced     atomic.Bool
 	subscribed atomic.Bool
@@ -199,8 +202,15 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 	return v, nil
 }
 
-// Records exposes the validator's keyspaces (for the API and tests).
+// Records exposes the validator's keyspaces (for the API, the web console
+// and tests).
 func (v *Validator) Records() *records.Records { return v.rec }
+
+// Store is the validator's store (the web console reads it).
+func (v *Validator) Store() *store.Store { return v.opts.Store }
+
+// Ledger is the validator's suite ledger (the web console reads it).
+func (v *Validator) Ledger() *suite.Ledger { return v.opts.Ledger }
 
 // Ready reports whether the validator is ready: the store is open, the
 // chain is subscribed and the first sync is done.
@@ -322,7 +332,16 @@ func (v *Validator) onHead(ctx context.Context, h chain.Head) {
 		return
 	}
 	v.mu.Lock()
-	v.head, v.headSeen = h, time.Now()
+	now := time.Now()
+	if prev := v.head.Number; !v.headSeen.IsZero() && h.Number > prev {
+		per := now.Sub(v.headSeen).Seconds() / float64(h.Number-prev)
+		if v.blockSeconds == 0 {
+			v.blockSeconds = per
+		} else {
+			v.blockSeconds += (per - v.blockSeconds) / 8
+		}
+	}
+	v.head, v.headSeen = h, now
 	needSync := v.meta == nil || h.Number >= v.lastSync+v.opts.SyncEveryBlocks
 	v.mu.Unlock()
 	if err := v.opts.Store.Update(func(txn *badger.Txn) error {

@@ -153,6 +153,6 @@ func printDevIntro(env *cliEnv, a *devarena.Arena) {
 	}
 	fmt.Fprintf(w, "\nthe cycle: each miner qualifies on %d public problems; every %d blocks the qualifiers and the\n"+
 		"leader race on %d fresh hidden problems; the winner's weights go on chain and the next epoch's\n"+
-		"incentive follows them. Operator API: http://%s/api/v1/status   (Ctrl-C to stop)\n\n",
-		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, a.Stack.API.Addr())
+		"incentive follows them. Web console: %s   operator API: http://%s/api/v1/status   (Ctrl-C to stop)\n\n",
+		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, consoleURL(a.Stack.API.Addr()), a.Stack.API.Addr())
 }

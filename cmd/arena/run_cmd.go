@@ -18,6 +18,7 @@ import (
 	"arena/internal/sdnotify"
 	"arena/validator"
 	"arena/validator/records"
+	"arena/web"
 )
 
 // runFlags map `arena run`'s flags to config keys.
@@ -54,7 +55,8 @@ func newRunCommand(env *cliEnv) *cli.Command {
 				return fmt.Errorf("validator key: %w", err)
 			}
 			reg := newRegistry()
-			stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: *cfg, Signer: signer, Registry: reg}, log)
+			stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: *cfg, Signer: signer, Registry: reg,
+				Console: web.ForStack(cfg.Web, reg, log)}, log)
 			if err != nil {
 				return err
 			}
@@ -101,7 +103,10 @@ func logBanner(ctx context.Context, log zerolog.Logger, cfg *config.Config, sign
 	log.Info().Str("version", versionString()).Str("chain", cfg.Redacted().Chain.URL).Uint64("chain_id", s.Chain.ChainID().Uint64()).
 		Uint16("netuid", cfg.Chain.Netuid).Str("address", signer.Address.Hex()).Str("hotkey", signer.Hotkey().SS58()).Str("uid", uid).
 		Str("listen", s.Server.Addr()).Str("api_listen", s.API.Addr()).Str("data_dir", cfg.DataDir).Str("weights", weights).
-		Uint64("race_every_blocks", cfg.Validator.RaceEveryBlocks).Msg("arena run starting")
+		Uint64("race_every_blocks", cfg.Validator.RaceEveryBlocks).Str("console", consoleURL(s.API.Addr())).Msg("arena run starting")
+	if s.Public != nil {
+		log.Info().Str("url", consoleURL(s.Public.Addr())).Msg("public web console")
+	}
 }
 
 // logNextRace logs when the next race window opens. The block time is

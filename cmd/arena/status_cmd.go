@@ -56,6 +56,7 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 				return err
 			}
 			printStatus(env.stdout, &st, board)
+			fmt.Fprintf(env.stdout, "\nweb console: %s/\n", base)
 			return nil
 		},
 	}
@@ -117,6 +118,16 @@ func listenURL(listen string) (string, error) {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port), nil
+}
+
+// consoleURL is the web console's address for a listener's bound address
+// (an unspecified host becomes loopback, as listenURL does).
+func consoleURL(addr string) string {
+	u, err := listenURL(addr)
+	if err != nil {
+		return "http://" + addr + "/"
+	}
+	return u + "/"
 }
 
 func getJSON(ctx context.Context, client *http.Client, url string, out any) error {

@@ -123,7 +123,7 @@ func (r *Records) Check(ctx context.Context, st *store.Store, ledger *suite.Ledg
 			return err
 		}
 		if err := indexed("race", func(fn func(string) error) error {
-			return r.ByRace.Iterate(txn, nil, func(key []byte, _ struct{}) error {
+			return r.ByRace.Iterate(txn, nil, func(key []byte, _ RaceEntry) error {
 				rd := r.ByRace.Read(key)
 				rd.U64()
 				return fn(rd.Str())

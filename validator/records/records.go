@@ -99,6 +99,10 @@ type Race struct {
 	// Heat is every racer's final score per problem, filled when the race
 	// is decided: the evidence later races are decided on.
 	Heat *race.Heat `json:"heat,omitempty"`
+	// HiddenLeft is the number of never-exposed hidden clusters left once
+	// this race's were drawn (nil in records written before it was kept):
+	// the hidden pool over time.
+	HiddenLeft *int `json:"hidden_left,omitempty"`
 }
 
 // RaceState is the race state machine's persisted value plus the
@@ -202,7 +206,7 @@ type Records struct {
 	Verdicts    store.Keyspace[Verdict]
 	ByProblem   store.Keyspace[struct{}]
 	ByMiner     store.Keyspace[string]
-	ByRace      store.Keyspace[struct{}]
+	ByRace      store.Keyspace[RaceEntry]
 	State       store.Keyspace[RaceState]
 	Races       store.Keyspace[Race]
 	Submissions store.Keyspace[Submission]
@@ -238,7 +242,7 @@ func New() *Records {
 		Verdicts:    store.NewKeyspace(store.PrefixVerdicts, "verdicts", store.JSON[Verdict]{}),
 		ByProblem:   store.NewKeyspace(store.PrefixByProblem, "episodes-by-problem", store.JSON[struct{}]{}),
 		ByMiner:     store.NewKeyspace(store.PrefixByMiner, "episodes-by-miner", store.JSON[string]{}),
-		ByRace:      store.NewKeyspace(store.PrefixByRace, "episodes-by-race", store.JSON[struct{}]{}),
+		ByRace:      store.NewKeyspace(store.PrefixByRace, "episodes-by-race", store.JSON[RaceEntry]{}),
 		State:       store.NewKeyspace(store.PrefixRaceState, "race-state", store.JSON[RaceState]{}),
 		Races:       store.NewKeyspace(store.PrefixRaces, "races", store.JSON[Race]{}),
 		Submissions: store.NewKeyspace(store.PrefixSubmissions, "weight-submissions", store.JSON[Submission]{}),
@@ -272,7 +276,8 @@ func (r *Records) PutEpisode(txn *badger.Txn, e *Episode) error {
 		return err
 	}
 	if e.Kind == Racing {
-		if err := r.ByRace.Put(txn, r.ByRace.Key(store.U64(e.RaceID), store.String(id)), struct{}{}); err != nil {
+		entry := RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID}
+		if err := r.ByRace.Put(txn, r.ByRace.Key(store.U64(e.RaceID), store.String(id)), entry); err != nil {
 			return err
 		}
 	}
@@ -302,13 +307,50 @@ func (r *Records) GetVerdict(txn *badger.Txn, id string) (Verdict, bool, error) 
 // RaceEpisodes lists the ids of a race's stored episodes, in id order.
 func (r *Records) RaceEpisodes(txn *badger.Txn, raceID uint64) ([]string, error) {
 	var ids []string
-	err := r.ByRace.Iterate(txn, []store.KeyPart{store.U64(raceID)}, func(key []byte, _ struct{}) error {
+	err := r.ByRace.Iterate(txn, []store.KeyPart{store.U64(raceID)}, func(key []byte, _ RaceEntry) error {
 		rd := r.ByRace.Read(key)
 		rd.U64()
 		ids = append(ids, rd.Str())
 		return rd.Done()
 	})
 	return ids, err
+}
+
+// RaceEntry is what the race index keeps of each race episode: whose it
+// is and on which problem, so a race's page maps its results to episodes
+// without reading them. Entries written before it carried anything are
+// zero (Problem ""); RaceEntries fills those from the episode.
+type RaceEntry struct {
+	UID     uint16 `json:"uid,omitempty"`
+	Problem string `json:"problem,omitempty"`
+	// Episode is the episode id, from the key (not stored).
+	Episode string `json:"-"`
+}
+
+// RaceEntries lists a race's stored episodes with their miner and
+// problem, in episode id order.
+func (r *Records) RaceEntries(txn *badger.Txn, raceID uint64) ([]RaceEntry, error) {
+	var out []RaceEntry
+	err := r.ByRace.Iterate(txn, []store.KeyPart{store.U64(raceID)}, func(key []byte, e RaceEntry) error {
+		rd := r.ByRace.Read(key)
+		rd.U64()
+		e.Episode = rd.Str()
+		if err := rd.Done(); err != nil {
+			return err
+		}
+		if e.Problem == "" {
+			ep, ok, err := r.GetEpisode(txn, e.Episode)
+			if err != nil {
+				return err
+			}
+			if ok {
+				e.UID, e.Problem = ep.Trajectory.MinerUID, ep.Trajectory.ProblemID
+			}
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
 // MinerEpisodes lists the ids of a uid's stored episodes, in id order.
@@ -432,6 +474,18 @@ func (r *Records) GetSubmission(txn *badger.Txn, era, window uint64) (Submission
 // PutSubmission writes a weights window's submission.
 func (r *Records) PutSubmission(txn *badger.Txn, s *Submission) error {
 	return r.Submissions.Put(txn, r.SubmissionKey(s.Era, s.Window), *s)
+}
+
+// LastSubmission returns the newest submission (of the latest era), if
+// any, reading only that one.
+func (r *Records) LastSubmission(txn *badger.Txn) (Submission, bool, error) {
+	var last Submission
+	found := false
+	err := r.Submissions.IterateReverse(txn, nil, nil, func(_ []byte, s Submission) error {
+		last, found = s, true
+		return store.ErrStop
+	})
+	return last, found, err
 }
 
 // ListSubmissions returns every submission, oldest window first.

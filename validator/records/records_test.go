@@ -97,7 +97,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			return f.rec.ByMiner.Delete(txn, f.rec.ByMiner.Key(store.U16(3), store.String("e1")))
 		}, "missing from the miner index"},
 		{"dangling race index", func(f *fixture, txn *badger.Txn) error {
-			return f.rec.ByRace.Put(txn, f.rec.ByRace.Key(store.U64(1), store.String("ghost")), struct{}{})
+			return f.rec.ByRace.Put(txn, f.rec.ByRace.Key(store.U64(1), store.String("ghost")), RaceEntry{})
 		}, "names missing episode ghost"},
 		{"verdict lost", func(f *fixture, txn *badger.Txn) error {
 			return f.rec.Verdicts.Delete(txn, f.rec.Verdicts.Key(store.String("e1")))

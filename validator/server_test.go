@@ -2,6 +2,7 @@ package validator
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -170,5 +171,67 @@ func TestAPIBearerToken(t *testing.T) {
 		if code == http.StatusUnauthorized && (!strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") || strings.Contains(body, "s3cret")) {
 			t.Errorf("401 without a Bearer challenge, or echoing the token: %v %s", hdr, body)
 		}
+	}
+}
+
+// TestConsolePagesBehindToken: the console's pages share the API's
+// listener and token; a browser gives the token as the Basic password
+// (any user name) and is asked for it with a Basic challenge. The API
+// itself takes the same Basic credentials.
+func TestConsolePagesBehindToken(t *testing.T) {
+	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "page "+r.URL.Path) })
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token", Pages: pages}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := runServer(t, a)
+	basic := func(user, pass string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	}
+	for _, tc := range []struct {
+		path, auth string
+		want       int
+		challenge  string
+	}{
+		{"/", "", http.StatusUnauthorized, "Basic"},
+		{"/races/3", basic("me", "wrong"), http.StatusUnauthorized, "Basic"},
+		{"/races/3", basic("anyone", "s3cret-token"), http.StatusOK, ""},
+		{"/", "Bearer s3cret-token", http.StatusOK, ""},
+		{"/api/v1/races/x", basic("", "s3cret-token"), http.StatusBadRequest, ""},
+		{"/api/v1/races/x", "", http.StatusUnauthorized, "Bearer"},
+	} {
+		code, body, hdr := fetch(t, http.MethodGet, base+tc.path, tc.auth)
+		if code != tc.want {
+			t.Errorf("%s with %q: %d %s, want %d", tc.path, tc.auth, code, body, tc.want)
+		}
+		if tc.challenge != "" && !strings.HasPrefix(hdr.Get("WWW-Authenticate"), tc.challenge) {
+			t.Errorf("%s: challenge %q, want %s", tc.path, hdr.Get("WWW-Authenticate"), tc.challenge)
+		}
+		if code == http.StatusOK && !strings.HasPrefix(body, "page ") && !strings.HasPrefix(tc.path, "/api/") {
+			t.Errorf("%s: %q, want the page", tc.path, body)
+		}
+	}
+	// A method other than GET on a page is the mux's 405, as on the API.
+	if code, _, _ := fetch(t, http.MethodPost, base+"/", "Bearer s3cret-token"); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /: %d, want 405", code)
+	}
+}
+
+// TestPublicServerServesOnlyItsHandler: the public listener has no API,
+// metrics or health route of its own.
+func TestPublicServerServesOnlyItsHandler(t *testing.T) {
+	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	p, err := NewPublicServer(PublicServerOptions{Listen: "127.0.0.1:0", Pages: pages}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := runServer(t, p)
+	for _, path := range []string{"/api/v1/status", "/metrics", "/readyz", "/livez"} {
+		if code, _, _ := fetch(t, http.MethodGet, base+path, ""); code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, code)
+		}
+	}
+	if _, err := NewPublicServer(PublicServerOptions{Listen: "127.0.0.1:0"}, zerolog.Nop()); err == nil {
+		t.Error("a public server without pages was built")
 	}
 }

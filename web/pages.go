@@ -408,7 +408,7 @@ type Cell struct {
 	Episode string   `json:"episode,omitempty"`
 }
 
-func (c *Console) race(r *http.Request, _ bool) (any, error) {
+func (c *Console) race(r *http.Request, public bool) (any, error) {
 	id, err := parseUint(r.PathValue("id"), "race id")
 	if err != nil {
 		return nil, err
@@ -439,7 +439,7 @@ func (c *Console) race(r *http.Request, _ bool) (any, error) {
 	}
 	view.Output = rc.Output
 	for _, pid := range rc.Problems {
-		pv, err := c.problemView(pid, false)
+		pv, err := c.problemView(pid, public)
 		if err != nil {
 			return nil, err
 		}
@@ -475,10 +475,10 @@ func (c *Console) race(r *http.Request, _ bool) (any, error) {
 }
 
 // problemView reads a problem; its query and ground truth are kept only
-// once its cluster was exposed (public problems always are; a hidden
-// one is exposed when a race draws it). withheld problems show only
-// their id, whatever the listener.
-func (c *Console) problemView(id string, _ bool) (ProblemView, error) {
+// once its cluster was exposed (public problems always are; a hidden one
+// is exposed when a race draws it). A withheld problem shows only its id,
+// and on the public listener not even that.
+func (c *Console) problemView(id string, public bool) (ProblemView, error) {
 	l := c.opts.Validator.Ledger()
 	pv := ProblemView{ID: id}
 	p, ok, err := l.Problem(id)
@@ -494,8 +494,11 @@ func (c *Console) problemView(id string, _ bool) (ProblemView, error) {
 		pv.Partition = string(cl.Partition)
 		pv.Exposed = cl.Partition != suite.Hidden || cl.Exposed()
 	}
-	if pv.Exposed {
+	switch {
+	case pv.Exposed:
 		pv.Query, pv.Targets = p.Query, p.Targets
+	case public:
+		pv.ID = ""
 	}
 	return pv, nil
 }

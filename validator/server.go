@@ -132,8 +132,11 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
 		s.routes += " and the web console at /"
 	}
 	var h http.Handler = mux
+	if opts.Pages != nil {
+		h = linkPages(mux)
+	}
 	if opts.Token != "" {
-		h = requireBearer(opts.Token, mux)
+		h = requireBearer(opts.Token, h)
 	}
 	s.srv = newHTTPServer(h)
 	return s, nil
@@ -155,6 +158,22 @@ func NewPublicServer(opts PublicServerOptions, log zerolog.Logger) (*Server, err
 	s := &Server{log: log.With().Str("component", "public-web").Logger(), ln: ln, routes: "the public web console", v: nil}
 	s.srv = newHTTPServer(opts.Pages)
 	return s, nil
+}
+
+// linkPages adds to each API answer a Link header naming its page in the
+// web console (/api/v1/races/7 is /races/7; /api/v1/status is /), as the
+// pages link back to their JSON.
+func linkPages(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/api/v1/"); ok && rest != "" {
+			page := "/" + rest
+			if rest == "status" {
+				page = "/"
+			}
+			w.Header().Set("Link", "<"+page+`>; rel="alternate"; type="text/html"`)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func newHTTPServer(h http.Handler) *http.Server {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,13 @@ func TestConsolePagesBehindToken(t *testing.T) {
 			t.Errorf("%s: %q, want the page", tc.path, body)
 		}
 	}
+	// Each API answer names its page, which links back to its JSON.
+	for api, page := range map[string]string{"/api/v1/races/x": "/races/x", "/api/v1/races/y": "/races/y"} {
+		_, _, hdr := fetch(t, http.MethodGet, base+api, "Bearer s3cret-token")
+		if want := "<" + page + `>; rel="alternate"; type="text/html"`; hdr.Get("Link") != want {
+			t.Errorf("%s: Link %q, want %q", api, hdr.Get("Link"), want)
+		}
+	}
 	// A method other than GET on a page is the mux's 405, as on the API.
 	if code, _, _ := fetch(t, http.MethodPost, base+"/", "Bearer s3cret-token"); code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /: %d, want 405", code)
@@ -233,5 +241,20 @@ func TestPublicServerServesOnlyItsHandler(t *testing.T) {
 	}
 	if _, err := NewPublicServer(PublicServerOptions{Listen: "127.0.0.1:0"}, zerolog.Nop()); err == nil {
 		t.Error("a public server without pages was built")
+	}
+}
+
+// TestLinkPages: each API path names its console page.
+func TestLinkPages(t *testing.T) {
+	h := linkPages(http.NotFoundHandler())
+	for api, want := range map[string]string{
+		"/api/v1/status": "</>; rel=\"alternate\"; type=\"text/html\"", "/api/v1/leaderboard": "</leaderboard>; rel=\"alternate\"; type=\"text/html\"",
+		"/api/v1/episodes/e1": "</episodes/e1>; rel=\"alternate\"; type=\"text/html\"", "/api/v1/": "", "/races": "",
+	} {
+		rw := httptest.NewRecorder()
+		h.ServeHTTP(rw, httptest.NewRequest(http.MethodGet, api, nil))
+		if got := rw.Header().Get("Link"); got != want {
+			t.Errorf("%s: Link %q, want %q", api, got, want)
+		}
 	}
 }

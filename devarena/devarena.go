@@ -309,6 +309,9 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			// seed), as an independent validator would have.
 			vcfg.DataDir = peerDataDir(cfg.DataDir, opts.Home, i)
 			vcfg.Metrics.Listen, vcfg.API.Listen = "127.0.0.1:0", "127.0.0.1:0"
+			if vcfg.Web.PublicListen != "" {
+				vcfg.Web.PublicListen = "127.0.0.1:0"
+			}
 			reg, onEvent, drawSeed = prometheus.NewRegistry(), nil, nil
 		}
 		stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: vcfg, Signer: val.Signer(), Registry: reg,

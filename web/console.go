@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -142,7 +143,13 @@ func (c *Console) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-races.C:
+			before := c.newestRace()
 			c.refreshRaces()
+			if c.newestRace() != before {
+				// A race drew hidden clusters: recount, so the overview's
+				// pool and its clusters used in the last day agree.
+				c.suite.refresh(ctx, c.opts.Validator.Ledger())
+			}
 		case <-suiteT.C:
 			c.suite.refresh(ctx, c.opts.Validator.Ledger())
 		}
@@ -169,6 +176,15 @@ func (c *Console) refreshRaces() error {
 		c.log.Warn().Err(err).Msg("web: read new races")
 	}
 	return err
+}
+
+// newestRace is the id of the newest race in the digests (0: none).
+func (c *Console) newestRace() uint64 {
+	rows := c.races.snapshot()
+	if len(rows) == 0 {
+		return 0
+	}
+	return rows[len(rows)-1].ID
 }
 
 // raceRows is the digests, loading them first if Run has not.
@@ -272,15 +288,21 @@ func (c *Console) serve(w http.ResponseWriter, r *http.Request, name, listener s
 		writeJSON(w, http.StatusOK, view)
 		return
 	}
-	c.render(w, http.StatusOK, name, layout{Public: public, Page: name, JSON: jsonTwin(r), View: view})
+	l := layout{Public: public, Page: name, JSON: jsonTwin(r), View: view}
+	if !public {
+		l.API = apiTwin(name, r)
+	}
+	c.render(w, http.StatusOK, name, l)
 }
 
 // layout is what every page template gets: the page's view under .View.
 type layout struct {
 	Public bool
 	Page   string
-	// JSON is the link to the page's JSON twin.
+	// JSON is the link to the page's JSON twin; API to the operator API's
+	// document about the same thing, if there is one.
 	JSON  string
+	API   string
 	View  any
 	Error string
 }
@@ -324,6 +346,21 @@ func jsonTwin(r *http.Request) string {
 	q.Set("format", "json")
 	u.RawQuery = q.Encode()
 	return u.RequestURI()
+}
+
+// apiTwin is the /api/v1 path about what page name shows, or "".
+func apiTwin(name string, r *http.Request) string {
+	switch name {
+	case "overview":
+		return "/api/v1/status"
+	case "leaderboard", "races":
+		return "/api/v1/" + name
+	case "race":
+		return "/api/v1/races/" + url.PathEscape(r.PathValue("id"))
+	case "episode":
+		return "/api/v1/episodes/" + url.PathEscape(r.PathValue("id"))
+	}
+	return ""
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -33,10 +33,10 @@ func TestOperatorPages(t *testing.T) {
 		path string
 		want []string
 	}{
-		{"/", []string{"Validator overview", "uid 1", "block 180", "operator-only readiness detail", "race 3", "Suite health", "<svg"}},
+		{"/", []string{"Validator overview", "uid 1", "block 180", "operator-only readiness detail", "race 3", "Suite health", "<svg", `href="/api/v1/status"`}},
 		{"/leaderboard", []string{"Leaderboard", "5Hotke", "not serving: axon 10.9.9.9:1 is a private address", "<svg"}},
 		{"/races", []string{"4 races stored", "race 3", "defended", "crowned"}},
-		{"/races/1", []string{"Race 1", "crowned", "Decision", "/episodes/" + firstRaceEp, f.hidden[1].Query}},
+		{"/races/1", []string{"Race 1", "crowned", "Decision", "/episodes/" + firstRaceEp, f.hidden[1].Query, `href="/api/v1/races/1"`}},
 		{"/races/4", []string{"running", "shown once it is decided"}},
 		{"/episodes/" + firstRaceEp, []string{"Step 1", "Step 2", "find_product", "widget &lt;b&gt;bold&lt;/b&gt;", "cited a price", "missed: price &lt;= 100", "Ground truth"}},
 		{"/episodes/q01-00", []string{"qualifying", f.public[0].Query}},
@@ -140,7 +140,8 @@ func TestPublicListener(t *testing.T) {
 	if len(pages) < 20 {
 		t.Fatalf("crawled only %d pages", len(pages))
 	}
-	forbidden := []string{secretMarker, "operator-only readiness detail", "10.9.9.9", "ws://10.0.0.", "0xsigned", `"salt"`, f.liveEp}
+	// 4242 is a weight of the commit not revealed yet.
+	forbidden := []string{secretMarker, "operator-only readiness detail", "10.9.9.9", "ws://10.0.0.", "0xsigned", `"salt"`, "4242", f.liveEp}
 	for _, p := range f.unexposed {
 		forbidden = append(forbidden, p.Query, p.ID)
 	}
@@ -165,7 +166,7 @@ func TestPublicListener(t *testing.T) {
 	// public check above is not vacuous; unexposed problems show nowhere.
 	op := crawl(t, c.Operator())
 	joined := strings.Join(mapValues(op), "\n")
-	for _, want := range []string{"operator-only readiness detail", "10.9.9.9", "ws://10.0.0.1"} {
+	for _, want := range []string{"operator-only readiness detail", "10.9.9.9", "ws://10.0.0.1", "4242"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no operator page shows %q", want)
 		}
@@ -254,8 +255,8 @@ func TestPublicRateLimit(t *testing.T) {
 		}
 	}
 	r := fetch("198.51.100.7")
-	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "2" {
-		t.Fatalf("4th request: %d Retry-After %q, want 429 and 2", r.StatusCode, r.Header.Get("Retry-After"))
+	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "2" || r.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("4th request: %d Retry-After %q Cache-Control %q, want 429, 2 and no-store", r.StatusCode, r.Header.Get("Retry-After"), r.Header.Get("Cache-Control"))
 	}
 	if r := fetch("198.51.100.8"); r.StatusCode != http.StatusOK {
 		t.Errorf("another IP: %d", r.StatusCode)
@@ -327,4 +328,22 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("github.com/ethereum/go-ethereum/core.(*txSenderCacher).cache"),
 		goleak.IgnoreTopFunction("github.com/syndtr/goleveldb/leveldb.(*DB).mpoolDrain"),
 	)
+}
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven runes", 10, "eleven ru…"},
+		{"żółćżółćżółć", 5, "żółć…"},
+		{"ab", 1, "…"},
+	} {
+		if got := clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
 }

@@ -129,6 +129,10 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	view := EpisodeView{ID: tr.EpisodeID, Kind: e.Kind, RaceID: e.RaceID, UID: tr.MinerUID, Hotkey: e.Hotkey, Block: e.Block,
 		Problem: problem, Query: tr.Query, End: string(tr.EndReason), Detail: tr.EndDetail, Seconds: tr.Timings.Duration().Seconds()}
 	if judged {
+		if public {
+			// The model's raw answer is the operator's to debug with.
+			vd.Judge.Raw = ""
+		}
 		view.Verdict = &vd
 	}
 	byStep := map[int][]judge.StepScore{}
@@ -262,12 +266,13 @@ func cellText(raw json.RawMessage) string {
 	return clip(string(raw), maxCellRunes)
 }
 
-// clip shortens s to at most n runes, marking the cut.
+// clip shortens s to at most n runes, the last of them "…" when it cut.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return episode.ClipText(s, n-1) + "…"
+	r := []rune(s)
+	return string(r[:max(n-1, 0)]) + "…"
 }
 
 // MinerView is one miner's page.

@@ -281,7 +281,8 @@ func fixtureStatus(o arenaOptions) (validator.Status, []validator.LeaderboardRow
 	}
 	status := validator.Status{Validator: "0xfixture", Hotkey: "5Validator", Netuid: 15, Ready: false, NotReady: []string{"operator-only readiness detail"},
 		HeadBlock: uint64(40 + 40*o.Races), HeadAge: 1.5, Phase: "idle", Races: uint64(o.Races), Leader: leader, NextRaceBlock: uint64(60 + 40*o.Races), BlockSeconds: 12,
-		LastWeights: &records.Submission{Window: 3, Op: "commit", Status: records.StatusCommitted, Salt: []uint16{7, 7}, RawTx: "0xsigned", TxHash: "0xabc"}}
+		LastWeights: &records.Submission{Window: 3, Op: "commit", Status: records.StatusCommitted, Salt: []uint16{7, 7}, RawTx: "0xsigned", TxHash: "0xabc",
+			UIDs: []uint16{1, 2}, Values: []uint16{65535, 4242}}}
 	var board []validator.LeaderboardRow
 	for uid := uint16(1); int(uid) <= miners; uid++ {
 		row := validator.LeaderboardRow{UID: uid, Hotkey: hotkey(uid), Leader: leader != nil && uid == 1, Status: validator.MinerServing}

@@ -54,6 +54,10 @@ func (c *Console) overview(r *http.Request, public bool) (any, error) {
 		if st.LastWeights != nil {
 			lw := *st.LastWeights
 			lw.RawTx, lw.Salt = "", nil
+			if lw.Op == "commit" && lw.Status != records.StatusRevealed {
+				// Commit-reveal keeps weights unseen until the reveal.
+				lw.UIDs, lw.Values, lw.CommitHash = nil, nil, ""
+			}
 			st.LastWeights = &lw
 		}
 		st.LastRace = nil
@@ -63,6 +67,9 @@ func (c *Console) overview(r *http.Request, public bool) (any, error) {
 	}
 	view := OverviewView{Status: st}
 	view.Suite, view.SuiteAt, _ = c.suite.get()
+	if view.Suite != nil {
+		view.Status.Suite = *view.Suite
+	}
 	if st.NextRaceBlock > st.HeadBlock && st.BlockSeconds > 0 {
 		view.NextRaceSeconds = float64(st.NextRaceBlock-st.HeadBlock) * st.BlockSeconds
 	}
@@ -171,7 +178,11 @@ func (c *Console) leaderboard(r *http.Request, public bool) (any, error) {
 		s := plot.Series{Name: fmt.Sprintf("uid %d", m.UID)}
 		for i, t := range view.Types {
 			ts := m.Types[t]
-			s.Points = append(s.Points, plot.Point{X: float64(i), Y: ts.Rate(),
+			y := ts.Rate()
+			if ts.Episodes == 0 {
+				y = math.NaN() // no bar: nothing to rate, not a zero rate
+			}
+			s.Points = append(s.Points, plot.Point{X: float64(i), Y: y,
 				Label: fmt.Sprintf("uid %d, %s: %d of %d", m.UID, t, ts.Successes, ts.Episodes)})
 		}
 		series = append(series, s)

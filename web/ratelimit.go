@@ -89,6 +89,9 @@ func (c *Console) limit(next http.Handler) http.Handler {
 		}
 		if ok, wait := c.limiter.allow(ip, time.Now()); !ok {
 			c.m.limited.Inc()
+			// Not the page's cache policy: a shared cache must not hand
+			// this client's refusal to everyone.
+			w.Header().Set("Cache-Control", "no-store")
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 			http.Error(w, "too many requests from your address; retry later", http.StatusTooManyRequests)
 			return

@@ -290,6 +290,9 @@ type MinerView struct {
 	ScoresPlot   template.HTML `json:"-"`
 }
 
+// maxMinerRows is how many of its races a miner's page lists and marks.
+const maxMinerRows = 100
+
 // MinerRace is one race in a miner's history.
 type MinerRace struct {
 	ID      uint64  `json:"id"`
@@ -350,8 +353,14 @@ func (c *Console) miner(r *http.Request, public bool) (any, error) {
 		view.RacesTotal++
 		view.Races = append(view.Races, MinerRace{ID: rr.ID, Block: rr.StartedBlock, Score: sc, Rank: rank, Racers: len(rr.Racers),
 			Outcome: string(rr.Outcome), Leader: rr.Leader != nil && rr.Leader.UID == uid && rr.Leader.Hotkey == view.Row.Hotkey})
-		scores.Points = append(scores.Points, plot.Point{X: float64(rr.StartedBlock), Y: sc, Href: fmt.Sprintf("/races/%d", rr.ID),
-			Label: fmt.Sprintf("race %d: %.3f, rank %d of %d", rr.ID, sc, rank, len(rr.Racers))})
+		scores.Points = append(scores.Points, plot.Point{X: float64(rr.StartedBlock), Y: sc})
+	}
+	// Every race is on the line; the newest ones get a marker with a
+	// tooltip and a link (thousands of markers would only weigh the page).
+	for i := max(len(view.Races)-maxMinerRows, 0); i < len(view.Races); i++ {
+		mr := view.Races[i]
+		scores.Points[i].Href = fmt.Sprintf("/races/%d", mr.ID)
+		scores.Points[i].Label = fmt.Sprintf("race %d: %.3f, rank %d of %d", mr.ID, mr.Score, mr.Rank, mr.Racers)
 	}
 	slices.Reverse(view.Races)
 	if len(view.Races) > 0 {
@@ -360,7 +369,7 @@ func (c *Console) miner(r *http.Request, public bool) (any, error) {
 			return nil, err
 		}
 	}
-	view.Races = view.Races[:min(len(view.Races), 100)]
+	view.Races = view.Races[:min(len(view.Races), maxMinerRows)]
 	view.ScoresPlot = plot.Line(plot.Options{Title: fmt.Sprintf("uid %d: score in each race", uid), X: plot.Axis{Label: "block"},
 		Y: plot.Axis{Label: "mean final score", Min: plot.Fixed(0), Max: plot.Fixed(1)}, Empty: "no race decided with this miner yet"}, scores)
 	return view, nil

@@ -3,6 +3,8 @@ package shop_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -13,7 +15,7 @@ import (
 
 	"arena/shop"
 	"arena/shop/gen"
-	"arena/shop/internal/workload"
+	"arena/shop/workload"
 )
 
 // BenchmarkFindProduct measures find_product on the real code path (JSON
@@ -47,11 +49,30 @@ import (
 //	go test ./shop -run '^$' -bench 'FindProduct/products=1000000/adversarial' -benchtime 3000x -timeout 30m
 func BenchmarkFindProduct(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) { benchFind(b, n) })
+		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) { benchFind(b, n, false) })
 	}
 }
 
-func benchFind(b *testing.B, n int) {
+// BenchmarkFindProductMapped is BenchmarkFindProduct served the way the
+// validator serves a catalog file: the catalog is written to a file, its
+// index file built and written (shop.OpenIndexFile), and then mapped again
+// as at a restart. It adds to mix's metrics:
+//
+//	first-s     the first OpenIndexFile: load, index, write, map
+//	map-s       the second: check and map the index file
+//	file-MB     the index file's size
+//
+// and rss-MB is measured after the mapping. The sizes are 1M and 2.5M
+// (ShoppingBench's catalog size), e.g.
+//
+//	go test ./shop -run '^$' -bench 'FindProductMapped/products=2500000$/mix$' -benchtime 20000x -timeout 30m
+func BenchmarkFindProductMapped(b *testing.B) {
+	for _, n := range []int{1_000_000, 2_500_000} {
+		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) { benchFind(b, n, true) })
+	}
+}
+
+func benchFind(b *testing.B, n int, mapped bool) {
 	ctx := context.Background()
 	start := time.Now()
 	g, err := gen.New(gen.Options{Products: n, Seed: 1}, zerolog.Nop())
@@ -67,21 +88,58 @@ func benchFind(b *testing.B, n int) {
 		name    string
 		queries []workload.Query
 	}
-	sets := []querySet{{"mix", workload.Queries(products, 20000, 1)}}
+	sets := []querySet{{"mix", workload.Queries(workload.Slice(products), 20000, 1)}}
 	for _, kind := range workload.AdversarialKinds {
-		sets = append(sets, querySet{string(kind), workload.Adversarial(products, kind, 2000, 1)})
+		sets = append(sets, querySet{string(kind), workload.Adversarial(workload.Slice(products), kind, 2000, 1)})
 	}
-	cat, err := shop.NewCatalog(products)
-	if err != nil {
-		b.Fatal(err)
+	var idx *shop.Index
+	var buildTime, mapTime time.Duration
+	var fileMB float64
+	if mapped {
+		path := filepath.Join(b.TempDir(), "catalog.jsonl")
+		w, err := shop.CreateFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range products {
+			if err := w.Write(&products[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		products = nil
+		start = time.Now()
+		// The first open's index is dropped: a restart is what is served.
+		_, info, err := shop.OpenIndexFile(ctx, path, shop.IndexFileOptions{}, zerolog.Nop())
+		if err != nil || !info.Persisted {
+			b.Fatalf("first open: %v, %+v", err, info)
+		}
+		buildTime = time.Since(start)
+		runtime.GC()
+		debug.FreeOSMemory()
+		start = time.Now()
+		idx, info, err = shop.OpenIndexFile(ctx, path, shop.IndexFileOptions{}, zerolog.Nop())
+		if err != nil || info.Built {
+			b.Fatalf("second open: %v, %+v", err, info)
+		}
+		mapTime = time.Since(start)
+		if st, err := os.Stat(info.Path); err == nil {
+			fileMB = float64(st.Size()) / (1 << 20)
+		}
+	} else {
+		cat, err := shop.NewCatalog(products)
+		if err != nil {
+			b.Fatal(err)
+		}
+		products = nil
+		start = time.Now()
+		if idx, err = shop.BuildIndex(ctx, cat, shop.IndexOptions{}, zerolog.Nop()); err != nil {
+			b.Fatal(err)
+		}
+		buildTime = time.Since(start)
 	}
-	products = nil
-	start = time.Now()
-	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{}, zerolog.Nop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	buildTime := time.Since(start)
 	tools, err := shop.NewTools(shop.ToolsOptions{Index: idx}, zerolog.Nop(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -99,7 +157,13 @@ func benchFind(b *testing.B, n int) {
 			if set.name == "mix" {
 				_, peak := workload.RSS()
 				b.ReportMetric(genTime.Seconds(), "gen-s")
-				b.ReportMetric(buildTime.Seconds(), "build-s")
+				if mapped {
+					b.ReportMetric(buildTime.Seconds(), "first-s")
+					b.ReportMetric(mapTime.Seconds(), "map-s")
+					b.ReportMetric(fileMB, "file-MB")
+				} else {
+					b.ReportMetric(buildTime.Seconds(), "build-s")
+				}
 				b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 				logKinds(b, set.queries, rec)

@@ -21,9 +21,18 @@
 //     wraps Tools for one episode: recommend_product once, nothing after
 //     terminate.
 //
-// Memory matters at catalog scale: loaders and the generator store each
-// product's text and lists in shared blocks (ProductArena), which keeps a
-// million products near 1 GB and nearly invisible to the garbage collector.
+// Memory matters at catalog scale. A Catalog holds no Product values: each
+// product is one compact record (text inline, repeated strings as numbers
+// into one table) in large blocks, with price, sales and services in
+// columns; a Product is decoded when asked for. OpenCatalog streams a file
+// into that form without holding the products as values. OpenIndexFile
+// goes further, as the validator does: it writes the compact catalog and
+// its index once to a file beside the catalog (keyed by the catalog's
+// SHA-256, checksummed, written atomically) and maps that file at later
+// starts, reading product records from it as results are rendered, so a
+// restart takes about a second and the catalog's text stays out of the
+// process's memory. Loaders and the generator still store products they
+// return as values in shared blocks (ProductArena).
 //
 // find_product follows ShoppingBench's sandbox exactly: filters (shop,
 // price, services) are applied while retrieving the 50 most relevant

@@ -1,6 +1,7 @@
 package shop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -177,19 +178,10 @@ func BuildIndex(ctx context.Context, cat *Catalog, opts IndexOptions, log zerolo
 	log = log.With().Str("component", "shop.index").Logger()
 	start := time.Now()
 	fill := func(i int, d *index.Doc) {
-		p := &cat.products[i]
-		d.Title, d.Brand, d.Category = p.Title, p.Brand, p.Category
-		for _, a := range p.Attributes {
-			d.Attrs = append(d.Attrs, a.Values...)
-		}
-		for _, sku := range p.SKUOptions {
-			for _, o := range sku {
-				d.Attrs = append(d.Attrs, o.Value)
-			}
-		}
+		d.Title, d.Brand, d.Category, d.Attrs = cat.searchText(i, d.Attrs)
 		d.Shop = cat.shopOf[i]
-		d.Price = p.Price
-		d.Services = uint8(p.Service)
+		d.Price = cat.price[i]
+		d.Services = cat.svc[i]
 	}
 	ix, err := index.Build(ctx, cat.Len(), fill, index.Options{Params: opts.Params, Workers: opts.Workers, Progress: opts.Progress}, log)
 	if err != nil {
@@ -230,41 +222,45 @@ func (s *Index) Find(req FindRequest) (FindResult, error) {
 		q.FilterShop, q.Shop = true, shop
 	}
 	hits := s.ix.Search(q)
-	items := make([]*Product, len(hits))
+	pos := make([]uint32, len(hits))
 	for i, h := range hits {
-		items[i] = &s.cat.products[h.Doc]
+		pos[i] = h.Doc
 	}
-	sortItems(items, req.Sort, s.cat)
-	res := FindResult{Total: len(items)}
+	sortPositions(pos, req.Sort, s.cat)
+	res := FindResult{Total: len(pos)}
 	lo := (req.Page - 1) * PageSize
-	if lo < len(items) {
-		res.Items = items[lo:min(lo+PageSize, len(items))]
+	if lo < len(pos) {
+		// Only the page is decoded; the sort reads the columns.
+		page := pos[lo:min(lo+PageSize, len(pos))]
+		res.Items = make([]*Product, len(page))
+		for i, p := range page {
+			res.Items[i] = s.cat.At(int(p))
+		}
 	}
 	return res, nil
 }
 
-// sortItems reorders relevance-ranked items. Ties are broken by product id
-// (catalog position), never by relevance, so the order of a sorted page
-// depends only on the products in it.
-func sortItems(items []*Product, sort Sort, cat *Catalog) {
+// sortPositions reorders relevance-ranked catalog positions. Ties are
+// broken by product id (catalog position), never by relevance, so the
+// order of a sorted page depends only on the products in it.
+func sortPositions(pos []uint32, sort Sort, cat *Catalog) {
 	if sort == SortRelevance {
 		return
 	}
-	pos := func(p *Product) int { i, _ := cat.Position(p.ProductID); return i }
-	slices.SortFunc(items, func(a, b *Product) int {
+	slices.SortFunc(pos, func(a, b uint32) int {
 		var c int
 		switch sort {
 		case SortPriceAsc:
-			c = cmpFloat(a.Price, b.Price)
+			c = cmpFloat(cat.price[a], cat.price[b])
 		case SortPriceDesc:
-			c = cmpFloat(b.Price, a.Price)
+			c = cmpFloat(cat.price[b], cat.price[a])
 		case SortOrder:
-			c = cmpInt(b.SoldCount, a.SoldCount)
+			c = cmpInt(cat.sold[b], cat.sold[a])
 		}
 		if c != 0 {
 			return c
 		}
-		return pos(a) - pos(b)
+		return cmp.Compare(a, b)
 	})
 }
 

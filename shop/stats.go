@@ -40,15 +40,16 @@ type Stats struct {
 // Stats computes the catalog's statistics, listing the topShops largest
 // shops.
 func (c *Catalog) Stats(topShops int) Stats {
-	st := Stats{Products: len(c.products), Shops: len(c.shops)}
+	st := Stats{Products: c.n, Shops: len(c.shops)}
 	tops := map[string]int{}
 	cats := map[string]struct{}{}
 	brands := map[string]struct{}{}
 	var svc [4]int
 	none := 0
-	prices := make([]float64, 0, len(c.products))
-	for i := range c.products {
-		p := &c.products[i]
+	prices := make([]float64, 0, c.n)
+	var p Product // reused: decoding aliases the records and allocates little
+	for i := range c.n {
+		c.decode(i, &p)
 		tops[p.TopCategory()]++
 		cats[p.Category] = struct{}{}
 		if p.Brand != "" {
@@ -80,10 +81,10 @@ func (c *Catalog) Stats(topShops int) Stats {
 	slices.SortFunc(st.TopCategories, byCountDesc)
 	sizes := make([]float64, len(c.shops))
 	shopCounts := make([]Count, len(c.shops))
-	for s, id := range c.shops {
+	for s, d := range c.shops {
 		n := int(c.shopStart[s+1] - c.shopStart[s])
 		sizes[s] = float64(n)
-		shopCounts[s] = Count{id, n}
+		shopCounts[s] = Count{c.str(uint64(d)), n}
 	}
 	slices.SortFunc(shopCounts, func(a, b Count) int {
 		if c := cmp.Compare(b.N, a.N); c != 0 {

@@ -10,7 +10,7 @@ import (
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/shop/index"
-	"arena/shop/internal/workload"
+	"arena/shop/workload"
 )
 
 // workloadTools is a small generated catalog and its tools, for checking
@@ -45,7 +45,7 @@ func workloadTools(t *testing.T) ([]shop.Product, *shop.Tools) {
 // most must find something, or the benchmarks would time error paths.
 func TestBenchmarkWorkloadIsValid(t *testing.T) {
 	products, tools := workloadTools(t)
-	queries := workload.Queries(products, 1000, 3)
+	queries := workload.Queries(workload.Slice(products), 1000, 3)
 	kinds := map[workload.Kind]int{}
 	empty := 0
 	for _, q := range queries {
@@ -125,7 +125,7 @@ func TestAdversarialWorkloadIsHostile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
-			queries := workload.Adversarial(products, tt.kind, 200, 4)
+			queries := workload.Adversarial(workload.Slice(products), tt.kind, 200, 4)
 			shaped := 0
 			for _, q := range queries {
 				if q.Kind != tt.kind {

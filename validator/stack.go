@@ -281,27 +281,35 @@ func (s *Stack) Close() error {
 	return nil
 }
 
-// LoadIndex reads or generates the catalog and builds its search index.
+// LoadIndex reads or generates the catalog and builds its search index. A
+// catalog file's compact catalog and index are persisted beside it (see
+// shop.OpenIndexFile): the first start builds and writes them, later starts
+// map them in a second or two, and a changed or damaged file is rebuilt. A
+// generated catalog is built in memory at every start: it is made from code
+// that may change between versions, which a persisted copy would hide.
 func LoadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, error) {
 	start := time.Now()
-	var products []shop.Product
 	if cc.File != "" {
-		ps, _, err := shop.LoadFile(ctx, cc.File, shop.LoadOptions{}, log)
+		// The index file goes beside the catalog; a catalog.index_dir key
+		// would let an operator put it elsewhere (a read-only catalog
+		// directory today means building in memory at every start).
+		idx, info, err := shop.OpenIndexFile(ctx, cc.File, shop.IndexFileOptions{
+			Index: shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }},
+		}, log)
 		if err != nil {
 			return nil, fmt.Errorf("catalog.file: %w", err)
 		}
-		if len(ps) == 0 {
-			return nil, fmt.Errorf("catalog.file %s has no valid products (every line was skipped; see the warnings above)", cc.File)
-		}
-		products = ps
-	} else {
-		g, err := gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed, Progress: func(d, t int) { progress("generating catalog", d, t) }}, log)
-		if err != nil {
-			return nil, fmt.Errorf("catalog: %w", err)
-		}
-		if products, err = g.Products(ctx); err != nil {
-			return nil, fmt.Errorf("catalog: %w", err)
-		}
+		log.Info().Int("products", idx.Catalog().Len()).Bool("built", info.Built).Str("index_file", info.Path).
+			Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
+		return idx, nil
+	}
+	g, err := gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed, Progress: func(d, t int) { progress("generating catalog", d, t) }}, log)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	products, err := g.Products(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	cat, err := shop.NewCatalog(products)
 	if err != nil {

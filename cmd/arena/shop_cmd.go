@@ -26,7 +26,8 @@ func newShopCommand(env *cliEnv) *cli.Command {
 		UsageText: "arena shop generate --products N --seed S --out FILE\n" +
 			"arena shop stats --catalog FILE\n" +
 			"arena shop search --catalog FILE [--price LO-HI] [--sort SORT] [--service LIST] [--shop ID] [--page N] WORDS...\n" +
-			"arena shop view --catalog FILE ID[,ID...]",
+			"arena shop view --catalog FILE ID[,ID...]\n" +
+			"arena shop bench --catalog FILE [--queries N] [--json]",
 		Description: "The shop is the marketplace every agent acts in: a product catalog and the tools\n" +
 			"find_product, view_product_information, recommend_product and terminate, with ShoppingBench's\n" +
 			"semantics. These commands let you build a synthetic catalog and try the tools by hand.\n\n" +
@@ -41,6 +42,7 @@ func newShopCommand(env *cliEnv) *cli.Command {
 			newShopStatsCommand(env),
 			newShopSearchCommand(env),
 			newShopViewCommand(env),
+			newShopBenchCommand(env),
 		},
 	}
 }

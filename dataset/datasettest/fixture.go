@@ -247,7 +247,11 @@ func bulkWrite(st *store.Store, rec *records.Records, all [][]pair) error {
 			hk, _ := json.Marshal(e.Hotkey)
 			out = append(out, kv{rec.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), hk})
 			if e.Kind == records.Racing {
-				out = append(out, kv{rec.ByRace.Key(store.U64(e.RaceID), store.String(id)), []byte("{}")})
+				entry, err := json.Marshal(records.RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, kv{rec.ByRace.Key(store.U64(e.RaceID), store.String(id)), entry})
 			}
 			if v != nil {
 				data, err := json.Marshal(v)

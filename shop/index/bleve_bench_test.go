@@ -18,7 +18,7 @@ import (
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/shop/index"
-	"arena/shop/internal/workload"
+	"arena/shop/workload"
 )
 
 // BenchmarkEngines compares this package's index with bleve/v2 on the same
@@ -32,7 +32,7 @@ import (
 func BenchmarkEngines(b *testing.B) {
 	const n = 200_000
 	products := subset(b, 1_000_000, n)
-	queries := workload.Queries(products, 5000, 1)
+	queries := workload.Queries(workload.Slice(products), 5000, 1)
 	shops := shopNumbers(products)
 	iqs := make([]index.Query, len(queries))
 	for i, q := range queries {

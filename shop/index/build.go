@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -102,7 +103,11 @@ type Index struct {
 	n      int
 	params Params
 
-	terms map[string]uint32
+	// The vocabulary in byte order: term t is
+	// vocabData[vocabOff[t]:vocabOff[t+1]], and its id is its rank, so a
+	// lookup is a binary search and the table can be persisted as it is.
+	vocabOff  []uint32
+	vocabData []byte
 	// Postings of term t are docs[off[t]:off[t+1]] (ascending) with the
 	// matching impacts in imps.
 	off    []uint32
@@ -155,11 +160,7 @@ type Stats struct {
 
 // Stats reports the index's size.
 func (ix *Index) Stats() Stats {
-	var termBytes int64
-	for t := range ix.terms {
-		termBytes += int64(len(t)) + 16 + 4 + 8 // string data, header, value, map overhead
-	}
-	b := termBytes +
+	b := int64(len(ix.vocabData)) + int64(len(ix.vocabOff))*4 +
 		int64(len(ix.off))*4 + int64(len(ix.docs))*4 + int64(len(ix.imps))*2 +
 		int64(len(ix.maxImp))*2 + int64(len(ix.blockMax))*2 +
 		int64(ix.n)*(8+4+1) + int64(len(ix.shopOff))*4 + int64(len(ix.shopDocs))*4 +
@@ -167,7 +168,7 @@ func (ix *Index) Stats() Stats {
 	for _, l := range ix.svcDocs {
 		b += int64(len(l)) * 4
 	}
-	return Stats{Docs: ix.n, Terms: len(ix.terms), Postings: len(ix.docs), Bytes: b}
+	return Stats{Docs: ix.n, Terms: ix.numTerms(), Postings: len(ix.docs), Bytes: b}
 }
 
 // termCount is a worker's view of one term during the first pass.
@@ -300,11 +301,25 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	}
 	seen = nil
 	slices.Sort(vocab)
-	ix.terms = make(map[string]uint32, len(vocab))
-	for id, t := range vocab {
-		ix.terms[t] = uint32(id)
+	// The map serves the build's lookups; searches use the sorted table.
+	terms := make(map[string]uint32, len(vocab))
+	ix.vocabOff = make([]uint32, 0, len(vocab)+1)
+	vocabBytes := 0
+	for _, t := range vocab {
+		vocabBytes += len(t)
 	}
+	if vocabBytes > math.MaxUint32 {
+		return nil, fmt.Errorf("index: the vocabulary holds %d bytes, more than one index can", vocabBytes)
+	}
+	ix.vocabData = make([]byte, 0, vocabBytes)
+	for id, t := range vocab {
+		terms[t] = uint32(id)
+		ix.vocabOff = append(ix.vocabOff, uint32(len(ix.vocabData)))
+		ix.vocabData = append(ix.vocabData, t...)
+	}
+	ix.vocabOff = append(ix.vocabOff, uint32(len(ix.vocabData)))
 	nt := len(vocab)
+	vocab = nil
 	// cursor[w][t] is where worker w writes its next posting of term t.
 	cursor := make([][]uint32, workers)
 	for w := range cursor {
@@ -313,7 +328,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	df := make([]uint32, nt)
 	for w, st := range ws {
 		for t, j := range st.local {
-			id := ix.terms[t]
+			id := terms[t]
 			cursor[w][id] = st.counts[j].docs
 			df[id] += st.counts[j].docs
 		}
@@ -391,7 +406,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 			accs = accs[:0]
 			clear(slot)
 			eachField(&tk, &d, func(f int, term []byte) {
-				id, ok := ix.terms[string(term)]
+				id, ok := terms[string(term)]
 				if !ok {
 					// fill changed its answer between passes; the term was
 					// not counted, so it cannot be placed.
@@ -526,6 +541,29 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	log.Debug().Int("docs", st.Docs).Int("terms", st.Terms).Int("postings", st.Postings).
 		Int64("bytes", st.Bytes).Dur("took_ms", time.Since(start)).Msg("index built")
 	return ix, nil
+}
+
+// numTerms is the vocabulary's size.
+func (ix *Index) numTerms() int { return max(len(ix.vocabOff)-1, 0) }
+
+// term returns term t's bytes.
+func (ix *Index) term(t int) []byte { return ix.vocabData[ix.vocabOff[t]:ix.vocabOff[t+1]] }
+
+// termID looks a normalised term up in the vocabulary.
+func (ix *Index) termID(t []byte) (uint32, bool) {
+	lo, hi := 0, ix.numTerms()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(ix.term(m), t) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < ix.numTerms() && bytes.Equal(ix.term(lo), t) {
+		return uint32(lo), true
+	}
+	return 0, false
 }
 
 // eachField runs the tokenizer over every text field of d.

@@ -51,7 +51,7 @@ func (ix *Index) Reference(q Query) []Hit {
 	}
 	var terms []uint32
 	for _, t := range Terms(q.Text) {
-		if id, ok := ix.terms[t]; ok && !slices.Contains(terms, id) && len(terms) < MaxQueryTerms {
+		if id, ok := ix.termID([]byte(t)); ok && !slices.Contains(terms, id) && len(terms) < MaxQueryTerms {
 			terms = append(terms, id)
 		}
 	}

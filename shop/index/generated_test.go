@@ -9,7 +9,7 @@ import (
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/shop/index"
-	"arena/shop/internal/workload"
+	"arena/shop/workload"
 )
 
 // TestStrategiesOnGeneratedCatalog compares every retrieval strategy with
@@ -32,9 +32,9 @@ func TestStrategiesOnGeneratedCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := workload.Queries(ps, 1500, seed)
+	queries := workload.Queries(workload.Slice(ps), 1500, seed)
 	for _, kind := range workload.AdversarialKinds {
-		queries = append(queries, workload.Adversarial(ps, kind, 500, seed)...)
+		queries = append(queries, workload.Adversarial(workload.Slice(ps), kind, 500, seed)...)
 	}
 	limits := []int{shop.MaxResults, shop.MaxResults, 10, 1}
 	for i, wq := range queries {

@@ -354,7 +354,7 @@ func TestCandidatePaths(t *testing.T) {
 			var work uint64
 			terms := 0
 			for _, term := range Terms(tt.q.Text) {
-				if id, ok := ix.terms[term]; ok {
+				if id, ok := ix.termID([]byte(term)); ok {
 					work += uint64(ix.off[id+1] - ix.off[id])
 					terms++
 				}
@@ -395,7 +395,7 @@ func TestWindowed(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			var work uint64
 			for _, term := range Terms(q.Text) {
-				id := ix.terms[term]
+				id, _ := ix.termID([]byte(term))
 				work += uint64(ix.off[id+1] - ix.off[id])
 			}
 			if !ix.preferWindows(work) {

@@ -47,6 +47,22 @@ const (
 // AdversarialKinds lists the hostile shapes in a fixed order.
 var AdversarialKinds = []Kind{AdvWords, AdvLong, AdvFilters}
 
+// Products is a catalog to draw queries from: a *shop.Catalog, or a slice
+// of products through Slice.
+type Products interface {
+	Len() int
+	At(i int) *shop.Product
+}
+
+// Slice adapts products held as values to Products.
+type Slice []shop.Product
+
+// Len is the number of products.
+func (s Slice) Len() int { return len(s) }
+
+// At returns product i.
+func (s Slice) At(i int) *shop.Product { return &s[i] }
+
 // Query is one find_product call, in the tool's own argument form.
 type Query struct {
 	Kind    Kind   `json:"-"`
@@ -70,11 +86,11 @@ func (q Query) Args() json.RawMessage {
 // Queries draws n queries from products: each is built around a random
 // product, as an agent looking for that product would phrase it. The mix is
 // 20% plain, 20% multi-word, 25% filtered, 20% sorted, 15% paged.
-func Queries(products []shop.Product, n int, seed uint64) []Query {
+func Queries(products Products, n int, seed uint64) []Query {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	out := make([]Query, 0, n)
 	for len(out) < n {
-		p := &products[r.IntN(len(products))]
+		p := products.At(r.IntN(products.Len()))
 		words := titleWords(p.Title)
 		if len(words) == 0 {
 			continue
@@ -116,13 +132,13 @@ func Queries(products []shop.Product, n int, seed uint64) []Query {
 // Adversarial draws n hostile queries of one kind against products. The
 // common words are the catalog's most frequent indexed terms, counted on a
 // sample of at most 50,000 products.
-func Adversarial(products []shop.Product, kind Kind, n int, seed uint64) []Query {
+func Adversarial(products Products, kind Kind, n int, seed uint64) []Query {
 	r := rand.New(rand.NewPCG(seed, 0xbad))
 	common := commonTerms(products, 64)
 	sorts := []string{"", "priceasc", "pricedesc", "order"}
 	out := make([]Query, 0, n)
 	for len(out) < n {
-		p := &products[r.IntN(len(products))]
+		p := products.At(r.IntN(products.Len()))
 		q := Query{Kind: kind, Page: 1 + r.IntN(5), Sort: sorts[r.IntN(len(sorts))]}
 		switch kind {
 		case AdvWords:
@@ -141,12 +157,12 @@ func Adversarial(products []shop.Product, kind Kind, n int, seed uint64) []Query
 }
 
 // commonTerms returns the k indexed terms found in the most products.
-func commonTerms(products []shop.Product, k int) []string {
-	step := max(1, len(products)/50_000)
+func commonTerms(products Products, k int) []string {
+	step := max(1, products.Len()/50_000)
 	df := map[string]int{}
 	seen := map[string]bool{}
-	for i := 0; i < len(products); i += step {
-		p := &products[i]
+	for i := 0; i < products.Len(); i += step {
+		p := products.At(i)
 		clear(seen)
 		count := func(text string) {
 			for _, t := range index.Terms(text) {

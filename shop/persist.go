@@ -1,0 +1,528 @@
+package shop
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"arena/internal/atomicfile"
+	"arena/shop/index"
+	"arena/shop/internal/raw"
+)
+
+// A catalog file's compact catalog and search index are persisted together
+// in one index file, written once and memory-mapped at every later start, so
+// a restart neither parses the catalog nor rebuilds the index, and the
+// catalog's text stays in the page cache instead of the Go heap.
+//
+// Layout: the parts (the catalog's arrays, then the index's, see
+// index.Index.Parts), each starting on an 8-byte boundary, then a footer:
+//
+//	magic "ARNSHOPX", format version u32, part count u32,
+//	catalog size u64, catalog modification time (ns) i64, catalog SHA-256,
+//	SHA-256 of the settings that shape the result (see settingsDigest),
+//	per part: offset u64, length u64,
+//	CRC-32C of everything before the footer u32, CRC-32C of the footer so far u32,
+//	magic again.
+//
+// All numbers are little-endian. The footer is at the end so the file can
+// be written in one sequential pass; a truncated file has lost its trailing
+// magic. The SHA-256 ties the file to one catalog's content; the size and
+// time only spare hashing the catalog at every start when they match.
+
+// indexFileVersion changes whenever the catalog parts' layout or meaning
+// does; the index's parts carry their own version.
+const indexFileVersion = 1
+
+const indexFileMagic = "ARNSHOPX"
+
+// IndexFileSuffix is appended to the catalog file's name to name its index
+// file.
+const IndexFileSuffix = ".arena-index"
+
+// The catalog's parts, before the index's.
+const (
+	cpMeta = iota
+	cpRecs
+	cpRecOff
+	cpPrice
+	cpSold
+	cpSvc
+	cpDictOff
+	cpDictData
+	cpShops
+	cpShopOf
+	cpShopStart
+	cpShopItems
+	cpIDOff
+	cpIDData
+	catalogParts
+)
+
+const numParts = catalogParts + index.NumParts
+
+// footerSize is the footer's length in bytes.
+const footerSize = 8 + 4 + 4 + 8 + 8 + 2*sha256.Size + 16*numParts + 4 + 4 + 8
+
+// castagnoli is CRC-32C, which amd64 and arm64 compute in hardware: checking
+// a few GB at start costs well under a second.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// catalogIdentity is what an index file records of its catalog.
+type catalogIdentity struct {
+	size     int64
+	mtime    int64
+	digest   [sha256.Size]byte
+	settings [sha256.Size]byte
+}
+
+// settingsDigest hashes what, besides the catalog's bytes, decides the
+// catalog and index a load builds: the envelope and line limit (which lines
+// are products) and the ranking parameters. An index file made with other
+// settings is rebuilt.
+func settingsDigest(load LoadOptions, params index.Params) [sha256.Size]byte {
+	envelope := load.Envelope
+	if envelope == "" {
+		envelope = "product"
+	}
+	maxLine := load.MaxLineBytes
+	if maxLine <= 0 {
+		maxLine = 16 << 20
+	}
+	if params == (index.Params{}) {
+		params = index.DefaultParams()
+	}
+	return sha256.Sum256(fmt.Appendf(nil, "envelope=%q max_line=%d params=%+v", envelope, maxLine, params))
+}
+
+// parts returns the catalog's arrays, each as a list of pieces written one
+// after another. The records are written in position order, so a file's
+// record i spans recOff[i]..recOff[i+1] and a scan in order reads the file
+// in order; the ids are written once more on their own, for lookups.
+func (c *Catalog) parts() [][][]byte {
+	recs := make([][]byte, c.n)
+	off := make([]uint64, c.n+1)
+	idOff := make([]uint64, c.n+1)
+	ids := make([][]byte, c.n)
+	for i := range c.n {
+		r := c.record(i)
+		recs[i] = r[:recordSize(r)]
+		off[i+1] = off[i] + uint64(len(recs[i]))
+		// The id is the record's first field: a length, then its bytes.
+		n, k := binary.Uvarint(r)
+		ids[i] = r[k : k+int(n)]
+		idOff[i+1] = idOff[i] + n
+	}
+	meta := make([]byte, 0, 32)
+	for _, w := range []uint64{indexFileVersion, uint64(c.n), uint64(len(c.dictOff) - 1), uint64(len(c.shops))} {
+		meta = binary.LittleEndian.AppendUint64(meta, w)
+	}
+	one := func(b []byte) [][]byte { return [][]byte{b} }
+	p := make([][][]byte, catalogParts)
+	p[cpMeta] = one(meta)
+	p[cpRecs] = recs
+	p[cpRecOff] = one(raw.Bytes(off))
+	p[cpPrice] = one(raw.Bytes(c.price))
+	p[cpSold] = one(raw.Bytes(c.sold))
+	p[cpSvc] = one(c.svc)
+	p[cpDictOff] = one(raw.Bytes(c.dictOff))
+	p[cpDictData] = one(c.dictData)
+	p[cpShops] = one(raw.Bytes(c.shops))
+	p[cpShopOf] = one(raw.Bytes(c.shopOf))
+	p[cpShopStart] = one(raw.Bytes(c.shopStart))
+	p[cpShopItems] = one(raw.Bytes(c.shopItems))
+	p[cpIDOff] = one(raw.Bytes(idOff))
+	p[cpIDData] = ids
+	return p
+}
+
+// catalogFromParts views a catalog in parts written by parts, without
+// copying; the parts must stay mapped for the catalog's whole life.
+func catalogFromParts(p [][]byte, f *os.File, recBase int64) (*Catalog, error) {
+	if len(p[cpMeta]) != 32 {
+		return nil, errors.New("catalog header has the wrong size")
+	}
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(p[cpMeta][8*i:]) }
+	if v := word(0); v != indexFileVersion {
+		return nil, fmt.Errorf("catalog parts version %d, want %d", v, indexFileVersion)
+	}
+	n, nd, ns := word(1), word(2), word(3)
+	if n > 1<<31-1 || nd > 1<<32 || ns > n {
+		return nil, fmt.Errorf("implausible catalog sizes (%d products, %d strings, %d shops)", n, nd, ns)
+	}
+	c := &Catalog{n: int(n), file: &recordFile{f: f, base: recBase}, svc: p[cpSvc], dictData: p[cpDictData], idData: p[cpIDData]}
+	var errs []error
+	u64 := func(b []byte) []uint64 { v, e := raw.Slice[uint64](b); errs = append(errs, e); return v }
+	u32 := func(b []byte) []uint32 { v, e := raw.Slice[uint32](b); errs = append(errs, e); return v }
+	c.recOff = u64(p[cpRecOff])
+	var e1, e2 error
+	c.price, e1 = raw.Slice[float64](p[cpPrice])
+	c.sold, e2 = raw.Slice[int64](p[cpSold])
+	errs = append(errs, e1, e2)
+	c.dictOff = u64(p[cpDictOff])
+	c.shops = u32(p[cpShops])
+	c.shopOf = u32(p[cpShopOf])
+	c.shopStart = u32(p[cpShopStart])
+	c.shopItems = u32(p[cpShopItems])
+	c.idOff = u64(p[cpIDOff])
+	err := errors.Join(errs...)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	switch {
+	case len(c.recOff) != int(n)+1 || c.recOff[n] != uint64(len(p[cpRecs])) ||
+		len(c.idOff) != int(n)+1 || c.idOff[n] != uint64(len(c.idData)):
+		return nil, errors.New("catalog record or id table does not match its size")
+	case len(c.price) != int(n) || len(c.sold) != int(n) || len(c.svc) != int(n) ||
+		len(c.shopOf) != int(n) || len(c.shopItems) != int(n):
+		return nil, errors.New("catalog columns do not match the product count")
+	case len(c.dictOff) != int(nd)+1 || c.dictOff[nd] != uint64(len(c.dictData)):
+		return nil, errors.New("catalog string table does not match its size")
+	case len(c.shops) != int(ns) || len(c.shopStart) != int(ns)+1 || c.shopStart[ns] != uint32(n):
+		return nil, errors.New("catalog shop table does not match its size")
+	}
+	for i := range c.recOff[:n] {
+		if c.recOff[i] > c.recOff[i+1] || c.idOff[i] > c.idOff[i+1] {
+			return nil, fmt.Errorf("catalog record %d's offsets decrease", i)
+		}
+	}
+	for s := range c.dictOff[:nd] {
+		if c.dictOff[s] > c.dictOff[s+1] {
+			return nil, fmt.Errorf("catalog string %d's offsets decrease", s)
+		}
+	}
+	for s := range c.shopStart[:ns] {
+		if c.shopStart[s] > c.shopStart[s+1] {
+			return nil, fmt.Errorf("catalog shop %d's offsets decrease", s)
+		}
+	}
+	return c, nil
+}
+
+// IndexFileOptions configure OpenIndexFile.
+type IndexFileOptions struct {
+	// Dir is where the index file goes; "" means the catalog file's own
+	// directory. It is created if missing.
+	Dir string
+	// Load configures reading the catalog when the index is built.
+	Load LoadOptions
+	// Index configures the build.
+	Index IndexOptions
+}
+
+// IndexFileInfo says how OpenIndexFile got its index.
+type IndexFileInfo struct {
+	// Path is the index file's path.
+	Path string
+	// Built is true when the catalog was loaded and indexed, false when the
+	// index file was mapped.
+	Built bool
+	// Persisted is true when the index is served from the index file; false
+	// when it was built but could not be written (then it is served from
+	// memory, and a warning said why).
+	Persisted bool
+	// Why says why the index was built ("" when it was mapped).
+	Why string
+	// Report is the catalog load's report when it was built.
+	Report LoadReport
+	// Load and Build time the catalog load and the index build (zero when
+	// mapped); Map times finding, checking and mapping the index file.
+	Load, Build, Map time.Duration
+}
+
+// IndexFilePath is the index file of catalogPath in dir ("" for the
+// catalog's own directory).
+func IndexFilePath(catalogPath, dir string) string {
+	if dir == "" {
+		dir = filepath.Dir(catalogPath)
+	}
+	return filepath.Join(dir, filepath.Base(catalogPath)+IndexFileSuffix)
+}
+
+// errStale marks an index file written for another catalog, or with other
+// settings.
+var errStale = errors.New("the catalog changed since the index file was written")
+
+// OpenIndexFile returns the search index of the catalog file at
+// catalogPath. When its index file holds the index of this very catalog
+// (same SHA-256) and passes its checksum, the file is mapped and used in
+// place. Otherwise the catalog is loaded and indexed, and the index file
+// written (atomically) for the next start: a missing or stale file is
+// replaced quietly, a damaged one with one warning line. If the file cannot
+// be written (a full disk, a read-only directory) the index is served from
+// memory after one warning line; a bad file is never served.
+func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOptions, log zerolog.Logger) (*Index, IndexFileInfo, error) {
+	log = log.With().Str("component", "shop.index").Logger()
+	info := IndexFileInfo{Path: IndexFilePath(catalogPath, opts.Dir)}
+	st, err := os.Stat(catalogPath)
+	if err != nil {
+		return nil, info, err
+	}
+	start := time.Now()
+	settings := settingsDigest(opts.Load, opts.Index.Params)
+	idx, err := mapIndexFile(info.Path, catalogPath, st, settings)
+	info.Map = time.Since(start)
+	switch {
+	case err == nil:
+		info.Persisted = true
+		log.Info().Str("path", info.Path).Int("products", idx.cat.Len()).Dur("took_ms", info.Map).Msg("search index mapped")
+		return idx, info, nil
+	case errors.Is(err, fs.ErrNotExist):
+		info.Why = "no index file"
+	case errors.Is(err, errStale):
+		info.Why = "catalog changed"
+		log.Info().Str("path", info.Path).Msg("the catalog (or the load or ranking settings) changed since its index file was written; rebuilding the index")
+	default:
+		info.Why = "index file unusable"
+		log.Warn().Str("path", info.Path).Err(err).Msg("index file is damaged or unreadable; rebuilding it")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, info, err
+	}
+
+	// Build: load with the file's digest taken on the way.
+	info.Built = true
+	f, err := os.Open(catalogPath)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	sum := sha256.New()
+	start = time.Now()
+	cat, rep, err := LoadCatalog(ctx, io.TeeReader(f, sum), opts.Load, log)
+	info.Report, info.Load = rep, time.Since(start)
+	if err != nil {
+		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
+	}
+	if cat.Len() == 0 {
+		return nil, info, fmt.Errorf("%s has no valid products (every line was skipped; see the warnings above)", catalogPath)
+	}
+	// Every byte must go through the hash, even after the last line.
+	if _, err := io.Copy(sum, f); err != nil {
+		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
+	}
+	id := catalogIdentity{size: st.Size(), mtime: st.ModTime().UnixNano(), settings: settings}
+	sum.Sum(id.digest[:0])
+	start = time.Now()
+	idx, err = BuildIndex(ctx, cat, opts.Index, log)
+	info.Build = time.Since(start)
+	if err != nil {
+		return nil, info, err
+	}
+	if after, err := os.Stat(catalogPath); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		log.Warn().Str("path", info.Path).Msg("the catalog changed while it was loaded; not writing its index file")
+		return idx, info, nil
+	}
+	if err := writeIndexFile(info.Path, idx, id); err != nil {
+		log.Warn().Str("path", info.Path).Err(err).Msg("cannot write the index file; serving the index from memory, and the next start builds it again")
+		return idx, info, nil
+	}
+	// Serve from the file just written, so the catalog's text and the
+	// postings leave the Go heap for the page cache.
+	mapped, err := mapIndexFile(info.Path, catalogPath, st, settings)
+	if err != nil {
+		log.Warn().Str("path", info.Path).Err(err).Msg("the index file just written does not read back; serving the index from memory")
+		return idx, info, nil
+	}
+	info.Persisted = true
+	idx, cat = nil, nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	return mapped, info, nil
+}
+
+// writeIndexFile writes idx and its catalog to path atomically.
+func writeIndexFile(path string, idx *Index, id catalogIdentity) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	parts := idx.cat.parts()
+	for _, p := range idx.ix.Parts() {
+		parts = append(parts, [][]byte{p})
+	}
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	crc := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+	var pos uint64
+	var table []uint64
+	var pad [8]byte
+	for _, pieces := range parts {
+		if k := pos % 8; k != 0 {
+			if _, err := w.Write(pad[:8-k]); err != nil {
+				return err
+			}
+			pos += 8 - k
+		}
+		start := pos
+		for _, b := range pieces {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			pos += uint64(len(b))
+		}
+		table = append(table, start, pos-start)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.Write(footer(id, table, crc.Sum32())); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// footer encodes an index file's footer.
+func footer(id catalogIdentity, table []uint64, bodyCRC uint32) []byte {
+	b := make([]byte, 0, footerSize)
+	b = append(b, indexFileMagic...)
+	b = binary.LittleEndian.AppendUint32(b, indexFileVersion)
+	b = binary.LittleEndian.AppendUint32(b, numParts)
+	b = binary.LittleEndian.AppendUint64(b, uint64(id.size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(id.mtime))
+	b = append(b, id.digest[:]...)
+	b = append(b, id.settings[:]...)
+	for _, v := range table {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	b = binary.LittleEndian.AppendUint32(b, bodyCRC)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return append(b, indexFileMagic...)
+}
+
+// mapIndexFile checks the index file at path against the catalog file
+// (whose stat is st) and its own checksums, maps it and views the index in
+// it. It returns an error wrapping fs.ErrNotExist when there is no file and
+// errStale when the file belongs to another catalog.
+func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Size]byte) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	keep := false
+	defer func() {
+		// A catalog served from the file reads its records through f.
+		if !keep {
+			f.Close()
+		}
+	}()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if size < footerSize {
+		return nil, fmt.Errorf("%d bytes: truncated, or not an index file", size)
+	}
+	ft := make([]byte, footerSize)
+	if _, err := f.ReadAt(ft, size-footerSize); err != nil {
+		return nil, err
+	}
+	if string(ft[:8]) != indexFileMagic || string(ft[footerSize-8:]) != indexFileMagic {
+		return nil, errors.New("no footer: truncated, or not an index file")
+	}
+	le := binary.LittleEndian
+	crcAt := footerSize - 8 - 4
+	if le.Uint32(ft[crcAt:]) != crc32.Checksum(ft[:crcAt], castagnoli) {
+		return nil, errors.New("footer checksum mismatch")
+	}
+	if v, np := le.Uint32(ft[8:]), le.Uint32(ft[12:]); v != indexFileVersion || np != numParts {
+		return nil, fmt.Errorf("written by another version (format %d, %d parts)", v, np)
+	}
+	var id catalogIdentity
+	id.size, id.mtime = int64(le.Uint64(ft[16:])), int64(le.Uint64(ft[24:]))
+	copy(id.digest[:], ft[32:32+sha256.Size])
+	copy(id.settings[:], ft[32+sha256.Size:32+2*sha256.Size])
+	if id.settings != settings {
+		return nil, errStale
+	}
+	if id.size != st.Size() || id.mtime != st.ModTime().UnixNano() {
+		// Touched or copied, perhaps unchanged: the content decides.
+		digest, err := fileDigest(catalogPath)
+		if err != nil {
+			return nil, err
+		}
+		if digest != id.digest {
+			return nil, errStale
+		}
+	}
+	body := size - footerSize
+	table := ft[32+2*sha256.Size:]
+	parts := make([][2]uint64, numParts)
+	for i := range parts {
+		off, n := le.Uint64(table[16*i:]), le.Uint64(table[16*i+8:])
+		if off%8 != 0 || off > uint64(body) || n > uint64(body)-off {
+			return nil, fmt.Errorf("part %d lies outside the file", i)
+		}
+		parts[i] = [2]uint64{off, n}
+	}
+	// The body's checksum is read through the file, not the mapping, so
+	// checking it does not make every page resident in this process.
+	crc := crc32.New(castagnoli)
+	if _, err := io.Copy(crc, io.NewSectionReader(f, 0, body)); err != nil {
+		return nil, err
+	}
+	if crc.Sum32() != le.Uint32(ft[crcAt-4:]) {
+		return nil, errors.New("checksum mismatch: the file is damaged")
+	}
+	if body == 0 {
+		return nil, errors.New("empty index file")
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(body), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map: %w", err)
+	}
+	// The mapping is never unmapped: the catalog's products alias it, and a
+	// product may be kept by a caller after the index is dropped.
+	views := make([][]byte, numParts)
+	for i, p := range parts {
+		views[i] = data[p[0] : p[0]+p[1] : p[0]+p[1]]
+	}
+	cat, err := catalogFromParts(views[:catalogParts], f, int64(parts[cpRecs][0]))
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.FromParts(views[catalogParts:])
+	if err != nil {
+		return nil, err
+	}
+	if ix.Len() != cat.Len() {
+		return nil, fmt.Errorf("index of %d documents for %d products", ix.Len(), cat.Len())
+	}
+	keep = true
+	return &Index{cat: cat, ix: ix}, nil
+}
+
+// fileDigest is the SHA-256 of a file's content.
+func fileDigest(path string) ([sha256.Size]byte, error) {
+	var d [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return d, err
+	}
+	defer f.Close()
+	var h hash.Hash = sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return d, err
+	}
+	h.Sum(d[:0])
+	return d, nil
+}

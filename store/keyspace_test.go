@@ -352,3 +352,56 @@ func TestKeyReader(t *testing.T) {
 		})
 	}
 }
+
+// TestIterateReverse: newest-first iteration visits the keyspace's keys in
+// descending order, starts strictly below before when it is given, stops
+// on ErrStop, and never strays into the neighbouring prefixes.
+func TestIterateReverse(t *testing.T) {
+	s, _ := openTemp(t)
+	below := NewKeyspace(0x10, "test-below", JSON[uint64]{})
+	ks := NewKeyspace(0x11, "test-rev", JSON[uint64]{})
+	above := NewKeyspace(0x12, "test-above", JSON[uint64]{})
+	update(t, s, func(txn *badger.Txn) error {
+		for _, n := range []uint64{1, 2, 3, 5, 8, 13, 1 << 63, ^uint64(0)} {
+			if err := ks.Put(txn, ks.Key(U64(n)), n); err != nil {
+				return err
+			}
+		}
+		if err := below.Put(txn, below.Key(U64(^uint64(0))), 0); err != nil {
+			return err
+		}
+		return above.Put(txn, above.Key(U64(0)), 0)
+	})
+	collect := func(before []byte, limit int) []uint64 {
+		var got []uint64
+		view(t, s, func(txn *badger.Txn) error {
+			return ks.IterateReverse(txn, nil, before, func(_ []byte, v uint64) error {
+				got = append(got, v)
+				if len(got) == limit {
+					return ErrStop
+				}
+				return nil
+			})
+		})
+		return got
+	}
+	for _, tt := range []struct {
+		name   string
+		before []byte
+		limit  int
+		want   []uint64
+	}{
+		{"all", nil, 0, []uint64{^uint64(0), 1 << 63, 13, 8, 5, 3, 2, 1}},
+		{"stop after 3", nil, 3, []uint64{^uint64(0), 1 << 63, 13}},
+		{"before a stored key", ks.Key(U64(8)), 0, []uint64{5, 3, 2, 1}},
+		{"before a missing key", ks.Key(U64(7)), 2, []uint64{5, 3}},
+		{"before the first", ks.Key(U64(1)), 0, nil},
+		{"before everything above", ks.Key(U64(^uint64(0))), 1, []uint64{1 << 63}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := collect(tt.before, tt.limit); !slices.Equal(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

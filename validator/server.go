@@ -84,6 +84,10 @@ type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 	routes string
+	// console is the web console's path on this listener ("" for none).
+	console string
+	// public: the public web listener, which serves no operator endpoint.
+	public bool
 	v      *Validator
 }
 
@@ -129,7 +133,7 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
 	if opts.Pages != nil {
 		mux.Handle("GET /", opts.Pages)
-		s.routes += " and the web console at /"
+		s.console = "/"
 	}
 	var h http.Handler = mux
 	if opts.Pages != nil {
@@ -155,7 +159,7 @@ func NewPublicServer(opts PublicServerOptions, log zerolog.Logger) (*Server, err
 			return nil, err
 		}
 	}
-	s := &Server{log: log.With().Str("component", "public-web").Logger(), ln: ln, routes: "the public web console", v: nil}
+	s := &Server{log: log.With().Str("component", "public-web").Logger(), ln: ln, routes: "public web console (pages only)", console: "/", public: true}
 	s.srv = newHTTPServer(opts.Pages)
 	return s, nil
 }
@@ -212,7 +216,15 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
-	s.log.Info().Str("listen", s.Addr()).Msg("operator endpoints: " + s.routes)
+	ev := s.log.Info().Str("listen", s.Addr())
+	if s.console != "" {
+		ev = ev.Str("web_console", "http://"+s.Addr()+s.console)
+	}
+	if s.public {
+		ev.Msg(s.routes)
+	} else {
+		ev.Msg("operator endpoints: " + s.routes)
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -243,6 +243,14 @@ type IndexFileInfo struct {
 	// Load and Build time the catalog load and the index build (zero when
 	// mapped); Map times finding, checking and mapping the index file.
 	Load, Build, Map time.Duration
+	// Identity is the SHA-256 of the catalog's content and the load and
+	// ranking settings: the same catalog served the same way. Files derived
+	// from the catalog (the knowledge corpus) are keyed by it.
+	Identity [sha256.Size]byte
+}
+
+func (id catalogIdentity) identity() [sha256.Size]byte {
+	return sha256.Sum256(append(id.digest[:], id.settings[:]...))
 }
 
 // IndexFilePath is the index file of catalogPath in dir ("" for the
@@ -275,11 +283,11 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	}
 	start := time.Now()
 	settings := settingsDigest(opts.Load, opts.Index.Params)
-	idx, err := mapIndexFile(info.Path, catalogPath, st, settings)
+	idx, mappedID, err := mapIndexFile(info.Path, catalogPath, st, settings)
 	info.Map = time.Since(start)
 	switch {
 	case err == nil:
-		info.Persisted = true
+		info.Persisted, info.Identity = true, mappedID.identity()
 		log.Info().Str("path", info.Path).Int("products", idx.cat.Len()).Dur("took_ms", info.Map).Msg("search index mapped")
 		return idx, info, nil
 	case errors.Is(err, fs.ErrNotExist):
@@ -318,6 +326,7 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	}
 	id := catalogIdentity{size: st.Size(), mtime: st.ModTime().UnixNano(), settings: settings}
 	sum.Sum(id.digest[:0])
+	info.Identity = id.identity()
 	start = time.Now()
 	idx, err = BuildIndex(ctx, cat, opts.Index, log)
 	info.Build = time.Since(start)
@@ -334,7 +343,7 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	}
 	// Serve from the file just written, so the catalog's text and the
 	// postings leave the Go heap for the page cache.
-	mapped, err := mapIndexFile(info.Path, catalogPath, st, settings)
+	mapped, _, err := mapIndexFile(info.Path, catalogPath, st, settings)
 	if err != nil {
 		log.Warn().Str("path", info.Path).Err(err).Msg("the index file just written does not read back; serving the index from memory")
 		return idx, info, nil
@@ -412,10 +421,11 @@ func footer(id catalogIdentity, table []uint64, bodyCRC uint32) []byte {
 // (whose stat is st) and its own checksums, maps it and views the index in
 // it. It returns an error wrapping fs.ErrNotExist when there is no file and
 // errStale when the file belongs to another catalog.
-func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Size]byte) (*Index, error) {
+func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Size]byte) (*Index, catalogIdentity, error) {
+	var id catalogIdentity
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	keep := false
 	defer func() {
@@ -426,42 +436,41 @@ func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Siz
 	}()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	size := fi.Size()
 	if size < footerSize {
-		return nil, fmt.Errorf("%d bytes: truncated, or not an index file", size)
+		return nil, id, fmt.Errorf("%d bytes: truncated, or not an index file", size)
 	}
 	ft := make([]byte, footerSize)
 	if _, err := f.ReadAt(ft, size-footerSize); err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	if string(ft[:8]) != indexFileMagic || string(ft[footerSize-8:]) != indexFileMagic {
-		return nil, errors.New("no footer: truncated, or not an index file")
+		return nil, id, errors.New("no footer: truncated, or not an index file")
 	}
 	le := binary.LittleEndian
 	crcAt := footerSize - 8 - 4
 	if le.Uint32(ft[crcAt:]) != crc32.Checksum(ft[:crcAt], castagnoli) {
-		return nil, errors.New("footer checksum mismatch")
+		return nil, id, errors.New("footer checksum mismatch")
 	}
 	if v, np := le.Uint32(ft[8:]), le.Uint32(ft[12:]); v != indexFileVersion || np != numParts {
-		return nil, fmt.Errorf("written by another version (format %d, %d parts)", v, np)
+		return nil, id, fmt.Errorf("written by another version (format %d, %d parts)", v, np)
 	}
-	var id catalogIdentity
 	id.size, id.mtime = int64(le.Uint64(ft[16:])), int64(le.Uint64(ft[24:]))
 	copy(id.digest[:], ft[32:32+sha256.Size])
 	copy(id.settings[:], ft[32+sha256.Size:32+2*sha256.Size])
 	if id.settings != settings {
-		return nil, errStale
+		return nil, id, errStale
 	}
 	if id.size != st.Size() || id.mtime != st.ModTime().UnixNano() {
 		// Touched or copied, perhaps unchanged: the content decides.
 		digest, err := fileDigest(catalogPath)
 		if err != nil {
-			return nil, err
+			return nil, id, err
 		}
 		if digest != id.digest {
-			return nil, errStale
+			return nil, id, errStale
 		}
 	}
 	body := size - footerSize
@@ -470,7 +479,7 @@ func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Siz
 	for i := range parts {
 		off, n := le.Uint64(table[16*i:]), le.Uint64(table[16*i+8:])
 		if off%8 != 0 || off > uint64(body) || n > uint64(body)-off {
-			return nil, fmt.Errorf("part %d lies outside the file", i)
+			return nil, id, fmt.Errorf("part %d lies outside the file", i)
 		}
 		parts[i] = [2]uint64{off, n}
 	}
@@ -478,17 +487,17 @@ func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Siz
 	// checking it does not make every page resident in this process.
 	crc := crc32.New(castagnoli)
 	if _, err := io.Copy(crc, io.NewSectionReader(f, 0, body)); err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	if crc.Sum32() != le.Uint32(ft[crcAt-4:]) {
-		return nil, errors.New("checksum mismatch: the file is damaged")
+		return nil, id, errors.New("checksum mismatch: the file is damaged")
 	}
 	if body == 0 {
-		return nil, errors.New("empty index file")
+		return nil, id, errors.New("empty index file")
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(body), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map: %w", err)
+		return nil, id, fmt.Errorf("map: %w", err)
 	}
 	// The mapping is never unmapped: the catalog's products alias it, and a
 	// product may be kept by a caller after the index is dropped.
@@ -498,17 +507,17 @@ func mapIndexFile(path, catalogPath string, st fs.FileInfo, settings [sha256.Siz
 	}
 	cat, err := catalogFromParts(views[:catalogParts], f, int64(parts[cpRecs][0]))
 	if err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	ix, err := index.FromParts(views[catalogParts:])
 	if err != nil {
-		return nil, err
+		return nil, id, err
 	}
 	if ix.Len() != cat.Len() {
-		return nil, fmt.Errorf("index of %d documents for %d products", ix.Len(), cat.Len())
+		return nil, id, fmt.Errorf("index of %d documents for %d products", ix.Len(), cat.Len())
 	}
 	keep = true
-	return &Index{cat: cat, ix: ix}, nil
+	return &Index{cat: cat, ix: ix}, id, nil
 }
 
 // fileDigest is the SHA-256 of a file's content.

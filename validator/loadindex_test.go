@@ -3,6 +3,7 @@ package validator
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +12,15 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/config"
+	"arena/knowledge"
 	"arena/shop"
 	"arena/shop/gen"
 )
 
-// TestLoadIndexPersists checks that a catalog file's index is built and
-// written beside it at the first start and mapped at the next, with the
-// same answers.
-func TestLoadIndexPersists(t *testing.T) {
+// TestLoadShopPersists checks that a catalog file's index and knowledge
+// corpus are built and written beside it at the first start and mapped and
+// read at the next, with the same answers.
+func TestLoadShopPersists(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "catalog.jsonl")
 	g, err := gen.New(gen.Options{Products: 2000, Seed: 3}, zerolog.Nop())
@@ -35,23 +37,34 @@ func TestLoadIndexPersists(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	var webs []string
 	load := func(wantBuilt string) *shop.Index {
 		t.Helper()
 		var logs bytes.Buffer
-		idx, err := LoadIndex(context.Background(), config.CatalogConfig{File: path}, zerolog.New(&logs), func(string, int, int) {})
+		idx, web, err := LoadShop(context.Background(), config.CatalogConfig{File: path}, zerolog.New(&logs), func(string, int, int) {})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(logs.String(), `"built":`+wantBuilt) {
-			t.Fatalf("log %s: want built %s", logs.String(), wantBuilt)
+		if !strings.Contains(logs.String(), `"built":`+wantBuilt) || !strings.Contains(logs.String(), `"knowledge_built":`+wantBuilt) {
+			t.Fatalf("log %s: want built and knowledge_built %s", logs.String(), wantBuilt)
 		}
+		res, err := web.WebSearch(context.Background(), "what brand", 5)
+		if err != nil || len(res) == 0 {
+			t.Fatalf("web search: %v %v", res, err)
+		}
+		webs = append(webs, fmt.Sprint(res))
 		return idx
 	}
 	first := load("true")
-	if _, err := os.Stat(path + shop.IndexFileSuffix); err != nil {
-		t.Fatalf("no index file beside the catalog: %v", err)
+	for _, suffix := range []string{shop.IndexFileSuffix, shop.IndexFileSuffix + knowledge.FileSuffix} {
+		if _, err := os.Stat(path + suffix); err != nil {
+			t.Fatalf("no %s file beside the catalog: %v", suffix, err)
+		}
 	}
 	second := load("false")
+	if webs[0] != webs[1] {
+		t.Fatalf("the read corpus answers %s, the derived one %s", webs[1], webs[0])
+	}
 	req := shop.FindRequest{Query: "wireless bluetooth", Page: 1}
 	a, err := first.Find(req)
 	if err != nil {

@@ -146,13 +146,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
-	idx, err := LoadIndex(ctx, cfg.Catalog, log, progress)
-	if err != nil {
-		return nil, err
-	}
-	// The offline web behind web_search is derived from the catalog, so
-	// every validator with the same catalog serves the same pages.
-	web, err := knowledge.Build(ctx, idx.Catalog(), knowledge.Options{}, log)
+	idx, web, err := LoadShop(ctx, cfg.Catalog, log, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -281,13 +275,16 @@ func (s *Stack) Close() error {
 	return nil
 }
 
-// LoadIndex reads or generates the catalog and builds its search index. A
-// catalog file's compact catalog and index are persisted beside it (see
-// shop.OpenIndexFile): the first start builds and writes them, later starts
-// map them in a second or two, and a changed or damaged file is rebuilt. A
-// generated catalog is built in memory at every start: it is made from code
-// that may change between versions, which a persisted copy would hide.
-func LoadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, error) {
+// LoadShop reads or generates the catalog and returns its search index and
+// the offline web behind web_search, which is derived from the catalog so
+// that every validator with the same catalog serves the same pages. A
+// catalog file's compact catalog and index, and the web's derivation, are
+// persisted beside it (shop.OpenIndexFile, knowledge.OpenFile): the first
+// start builds and writes them, later starts map and read them in a second
+// or two, and a changed or damaged file is rebuilt. A generated catalog is
+// built in memory at every start: it is made from code that may change
+// between versions, which a persisted copy would hide.
+func LoadShop(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, *knowledge.Corpus, error) {
 	start := time.Now()
 	if cc.File != "" {
 		// The index file goes beside the catalog; a catalog.index_dir key
@@ -297,30 +294,38 @@ func LoadIndex(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger,
 			Index: shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }},
 		}, log)
 		if err != nil {
-			return nil, fmt.Errorf("catalog.file: %w", err)
+			return nil, nil, fmt.Errorf("catalog.file: %w", err)
+		}
+		web, winfo, err := knowledge.OpenFile(ctx, idx.Catalog(), info.Path+knowledge.FileSuffix, info.Identity, knowledge.Options{}, log)
+		if err != nil {
+			return nil, nil, fmt.Errorf("catalog.file: knowledge corpus: %w", err)
 		}
 		log.Info().Int("products", idx.Catalog().Len()).Bool("built", info.Built).Str("index_file", info.Path).
-			Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
-		return idx, nil
+			Bool("knowledge_built", winfo.Built).Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
+		return idx, web, nil
 	}
 	g, err := gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed, Progress: func(d, t int) { progress("generating catalog", d, t) }}, log)
 	if err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+		return nil, nil, fmt.Errorf("catalog: %w", err)
 	}
 	products, err := g.Products(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+		return nil, nil, fmt.Errorf("catalog: %w", err)
 	}
 	cat, err := shop.NewCatalog(products)
 	if err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+		return nil, nil, fmt.Errorf("catalog: %w", err)
 	}
 	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }}, log)
 	if err != nil {
-		return nil, fmt.Errorf("catalog index: %w", err)
+		return nil, nil, fmt.Errorf("catalog index: %w", err)
+	}
+	web, err := knowledge.Build(ctx, cat, knowledge.Options{}, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: knowledge corpus: %w", err)
 	}
 	log.Info().Int("products", cat.Len()).Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
-	return idx, nil
+	return idx, web, nil
 }
 
 // ErrOtherChain is returned when the data dir was built against a chain

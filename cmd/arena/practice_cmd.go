@@ -106,15 +106,11 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 				quiet = log.Level(zerolog.WarnLevel)
 			}
 			prog := newProgressLine(env.stderr, "")
-			idx, err := validator.LoadIndex(ctx, cfg.Catalog, quiet, func(stage string, d, t int) {
+			idx, web, err := validator.LoadShop(ctx, cfg.Catalog, quiet, func(stage string, d, t int) {
 				prog.label = stage
 				prog.update(int64(d), int64(t), "products")
 			})
 			prog.finish()
-			if err != nil {
-				return err
-			}
-			web, err := knowledge.Build(ctx, idx.Catalog(), knowledge.Options{}, quiet)
 			if err != nil {
 				return err
 			}

@@ -78,3 +78,27 @@ func TestLoadShopPersists(t *testing.T) {
 		t.Fatalf("mapped index answers %s, built one %s (total %d)", got, want, a.Total)
 	}
 }
+
+// BenchmarkLoadShop times a validator's catalog stage on a restart: the
+// index file mapped and the knowledge corpus read, for the catalog file
+// ARENA_BENCH_CATALOG names (the first, untimed load builds both files if
+// they are missing).
+//
+//	arena shop generate --products 2500000 --seed 1 --out c2500k.jsonl.gz
+//	ARENA_BENCH_CATALOG=$PWD/c2500k.jsonl.gz go test ./validator -run '^$' -bench LoadShop -benchtime 3x
+func BenchmarkLoadShop(b *testing.B) {
+	path := os.Getenv("ARENA_BENCH_CATALOG")
+	if path == "" {
+		b.Skip("set ARENA_BENCH_CATALOG to a catalog file")
+	}
+	cc := config.CatalogConfig{File: path}
+	if _, _, err := LoadShop(context.Background(), cc, zerolog.Nop(), func(string, int, int) {}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		idx, web, err := LoadShop(context.Background(), cc, zerolog.Nop(), func(string, int, int) {})
+		if err != nil || idx == nil || web == nil {
+			b.Fatal(err)
+		}
+	}
+}

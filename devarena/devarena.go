@@ -315,7 +315,10 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 			reg, onEvent, drawSeed = prometheus.NewRegistry(), nil, nil
 		}
 		stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: vcfg, Signer: val.Signer(), Registry: reg,
-			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed, Console: web.ForStack(vcfg.Web, reg, log)},
+			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed, Console: web.ForStack(vcfg.Web, reg, log),
+			// A weights transaction is known mined within a block, not a
+			// second, as on a real chain whose blocks are 12 s apart.
+			ReceiptPoll: max(opts.BlockTime/2, 10*time.Millisecond)},
 			log.With().Uint16("validator_uid", val.UID).Logger())
 		if err != nil {
 			return nil, fmt.Errorf("validator uid %d: %w", val.UID, err)

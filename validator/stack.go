@@ -47,6 +47,10 @@ type StackOptions struct {
 	WriteFaults store.WriteFaults
 	// DrawSeed is passed to Options.DrawSeed (tests).
 	DrawSeed func(window uint64) uint64
+	// ReceiptPoll, if set, is how often the chain client asks for a sent
+	// transaction's receipt (default 1 s; a devnet making a block every
+	// 100 ms wants it near its block time).
+	ReceiptPoll time.Duration
 	// Console, if set, builds the web console over the validator: its
 	// operator pages go on the API listener, its public pages on
 	// web.public_listen (package web provides it; the stack only serves).
@@ -142,7 +146,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 
 	s.Chain, err = chain.Dial(ctx, chain.Options{URL: cfg.Chain.URL, ExpectedChainID: cfg.Chain.ChainID,
 		DialTimeout: cfg.Chain.DialTimeout.Duration, CallTimeout: cfg.Chain.CallTimeout.Duration,
-		ReceiptTimeout: cfg.Chain.ReceiptTimeout.Duration, Registerer: reg}, log)
+		ReceiptTimeout: cfg.Chain.ReceiptTimeout.Duration, ReceiptPoll: opts.ReceiptPoll, Registerer: reg}, log)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,8 @@ type Options struct {
 	// Workers is the build parallelism; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, if set, is called now and then with documents processed so
-	// far and the total work (two passes over every document). Calls are
+	// far and the total work (two passes over every document: describing
+	// and tokenising it, then writing its postings). Calls are
 	// serialised.
 	Progress func(done, total int)
 }
@@ -181,13 +182,35 @@ type termCount struct {
 type workerState struct {
 	id     int
 	lo, hi int
-	local  map[string]int32 // term -> index into counts
+	local  map[string]int32 // term -> index into counts (the local term id)
 	counts []termCount
+	// fwd is the worker's documents as local term ids, in document order:
+	// per document, its four field token counts, then its tokens field by
+	// field. Pass 2 reads it instead of describing and tokenising every
+	// document again. A document never straddles two chunks.
+	fwd [][]uint32
+	// global maps local term ids to final term ids, for pass 2.
+	global []uint32
+}
+
+// fwdChunk is the size, in words, of a new forward-stream chunk.
+const fwdChunk = 1 << 20
+
+// appendDoc adds one document's forward entry (field counts, then tokens).
+func (st *workerState) appendDoc(counts [numFields]uint32, tokens []uint32) {
+	need := numFields + len(tokens)
+	last := len(st.fwd) - 1
+	if last < 0 || cap(st.fwd[last])-len(st.fwd[last]) < need {
+		st.fwd = append(st.fwd, make([]uint32, 0, max(fwdChunk, need)))
+		last++
+	}
+	st.fwd[last] = append(append(st.fwd[last], counts[:]...), tokens...)
 }
 
 // Build indexes n documents. fill(i, d) must describe document i in d; it is
-// called from several goroutines at once (each with its own d) and twice per
-// document, so it must be a pure read. Document numbers are 0..n-1.
+// called once per document, from several goroutines at once (each with its
+// own d), each walking its own ascending range of documents. Document numbers
+// are 0..n-1.
 func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, log zerolog.Logger) (*Index, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("index: negative document count %d", n)
@@ -223,9 +246,10 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	lens := make([][numFields]uint16, n)
 	prog := newProgress(opts.Progress, 2*n)
 
-	// Pass 1: per-worker document frequencies, field lengths and filter
-	// columns. Workers own contiguous document ranges so that pass 2 can
-	// write postings in document order without coordination.
+	// Pass 1: per-worker document frequencies, field lengths, filter
+	// columns and the forward stream of local term ids. Workers own
+	// contiguous document ranges so that pass 2 can write postings in
+	// document order without coordination.
 	ws := make([]*workerState, workers)
 	for w := range ws {
 		ws[w] = &workerState{id: w, lo: n * w / workers, hi: n * (w + 1) / workers, local: make(map[string]int32)}
@@ -236,6 +260,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 		var tk tokenizer
 		var d Doc
 		var localMaxShop uint32
+		var tokens []uint32
 		for i := st.lo; i < st.hi; i++ {
 			if (i-st.lo)%4096 == 4095 {
 				if err := ctx.Err(); err != nil {
@@ -257,7 +282,12 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 			ix.price[i], ix.shop[i], ix.svc[i] = d.Price, d.Shop, d.Services
 			localMaxShop = max(localMaxShop, d.Shop)
 			doc := int32(i)
-			count := func(term []byte) {
+			var counts [numFields]uint32
+			tokens = tokens[:0]
+			eachField(&tk, &d, func(f int, term []byte) {
+				if lens[i][f] < math.MaxUint16 {
+					lens[i][f]++
+				}
 				j, ok := st.local[string(term)]
 				if !ok {
 					j = int32(len(st.counts))
@@ -269,13 +299,10 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 					c.lastDoc = doc
 					c.docs++
 				}
-			}
-			eachField(&tk, &d, func(f int, term []byte) {
-				if lens[i][f] < math.MaxUint16 {
-					lens[i][f]++
-				}
-				count(term)
+				counts[f]++
+				tokens = append(tokens, uint32(j))
 			})
+			st.appendDoc(counts, tokens)
 		}
 		prog.add((st.hi - st.lo) % 4096)
 		shopMu.Lock()
@@ -327,13 +354,16 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 	}
 	df := make([]uint32, nt)
 	for w, st := range ws {
+		st.global = make([]uint32, len(st.counts))
 		for t, j := range st.local {
 			id := terms[t]
+			st.global[j] = id
 			cursor[w][id] = st.counts[j].docs
 			df[id] += st.counts[j].docs
 		}
 		st.local, st.counts = nil, nil
 	}
+	terms = nil
 	ix.off = make([]uint32, nt+1)
 	var total uint64
 	for t := range nt {
@@ -379,10 +409,9 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 		idfs[t] = idf(df[t])
 	}
 
-	// Pass 2: write postings with their impacts.
+	// Pass 2: write postings with their impacts, reading each worker's
+	// forward stream.
 	err = runWorkers(ctx, ws, func(ctx context.Context, st *workerState) error {
-		var tk tokenizer
-		var d Doc
 		cur := cursor[st.id]
 		limit := ix.off[1:]
 		if st.id+1 < workers {
@@ -393,7 +422,14 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 			tf   [numFields]uint16
 		}
 		var accs []acc
-		slot := make(map[uint32]int, 64)
+		// slotDoc[j] is the last document that used local term j, and
+		// slot[j] its place in accs there.
+		slotDoc := make([]int32, len(st.global))
+		for j := range slotDoc {
+			slotDoc[j] = -1
+		}
+		slot := make([]int32, len(st.global))
+		chunk, ci, p := []uint32(nil), -1, 0
 		for i := st.lo; i < st.hi; i++ {
 			if (i-st.lo)%4096 == 4095 {
 				if err := ctx.Err(); err != nil {
@@ -401,27 +437,31 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 				}
 				prog.add(4096)
 			}
-			d = Doc{Attrs: d.Attrs[:0]}
-			fill(i, &d)
+			if p >= len(chunk) {
+				if ci >= 0 {
+					st.fwd[ci] = nil // read: let it go
+				}
+				ci++
+				chunk, p = st.fwd[ci], 0
+			}
+			counts := chunk[p : p+numFields]
+			p += numFields
 			accs = accs[:0]
-			clear(slot)
-			eachField(&tk, &d, func(f int, term []byte) {
-				id, ok := terms[string(term)]
-				if !ok {
-					// fill changed its answer between passes; the term was
-					// not counted, so it cannot be placed.
-					return
+			doc := int32(i)
+			for f, c := range counts {
+				for _, j := range chunk[p : p+int(c)] {
+					if slotDoc[j] != doc {
+						slotDoc[j] = doc
+						slot[j] = int32(len(accs))
+						accs = append(accs, acc{term: st.global[j]})
+					}
+					a := &accs[slot[j]]
+					if a.tf[f] < math.MaxUint16 {
+						a.tf[f]++
+					}
 				}
-				j, ok := slot[id]
-				if !ok {
-					j = len(accs)
-					slot[id] = j
-					accs = append(accs, acc{term: id})
-				}
-				if accs[j].tf[f] < math.MaxUint16 {
-					accs[j].tf[f]++
-				}
-			})
+				p += int(c)
+			}
 			for _, a := range accs {
 				var tf float64
 				for f := range numFields {
@@ -438,21 +478,22 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 				}
 				p := cur[a.term]
 				if p >= limit[a.term] {
-					return fmt.Errorf("index: document %d described differently in the two passes", i)
+					return fmt.Errorf("index: document %d's postings overrun term %d's list", i, a.term)
 				}
 				ix.docs[p] = uint32(i)
 				ix.imps[p] = imp
 				cur[a.term] = p + 1
 			}
 		}
+		st.fwd, st.global = nil, nil
 		prog.add((st.hi - st.lo) % 4096)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Each worker must have filled exactly its share of every list; if
-	// fill answered differently in the two passes, some list has a hole.
+	// Each worker must have filled exactly its share of every list: a hole
+	// would be a bug in the counting above.
 	for w := range workers {
 		for t := range nt {
 			end := ix.off[t+1]
@@ -460,7 +501,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 				end = starts[w+1][t]
 			}
 			if cursor[w][t] != end {
-				return nil, errors.New("index: fill described documents differently in the two passes")
+				return nil, errors.New("index: a posting list was not filled exactly")
 			}
 		}
 	}

@@ -402,18 +402,51 @@ func (b *catalogBuilder) encode(r []byte, p *Product) []byte {
 func (b *catalogBuilder) finish() (*Catalog, error) {
 	n := len(b.recOff)
 	c := &Catalog{n: n, recs: b.recs, dictOff: b.dictOff, dictData: b.dictData}
-	// Sort positions by id: numeric ids up to 18 digits compare as
-	// integers, others fall back to compareIDs.
+	unsorted := &Catalog{n: n, recs: b.recs, recOff: b.recOff}
+	order := idOrder(n, unsorted.idAt)
+	c.recOff = make([]uint64, n)
+	c.price = make([]float64, n)
+	c.sold = make([]int64, n)
+	c.svc = make([]uint8, n)
+	shopStr := make([]uint32, n)
+	for i, o := range order {
+		c.recOff[i], c.price[i], c.sold[i], c.svc[i], shopStr[i] = b.recOff[o], b.price[o], b.sold[o], b.svc[o], b.shop[o]
+	}
+	order = nil
+	*b = catalogBuilder{}
+	for i := 1; i < n; i++ {
+		if id := c.idAt(i); c.idAt(i-1) == id {
+			return nil, fmt.Errorf("catalog: duplicate product_id %q", id)
+		}
+	}
+	c.buildShops(shopStr)
+	return c, nil
+}
+
+// idOrder returns the positions 0..n-1 ordered by the ids idAt gives them
+// (compareIDs order), or nil when they are in that order already.
+func idOrder(n int, idAt func(int) string) []int32 {
+	// Numeric ids up to 18 digits compare as integers, others fall back to
+	// compareIDs.
 	type key struct {
 		num  uint64
 		ok   bool
 		orig int32
 	}
-	unsorted := &Catalog{n: n, recs: b.recs, recOff: b.recOff}
-	keys := make([]key, n)
 	sorted := true
+	for i := 1; i < n && sorted; i++ {
+		sorted = compareIDs(idAt(i-1), idAt(i)) <= 0
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if sorted {
+		return order
+	}
+	keys := make([]key, n)
 	for i := range n {
-		id := unsorted.idAt(i)
+		id := idAt(i)
 		k := key{orig: int32(i)}
 		if isDigits(id) && len(strings.TrimLeft(id, "0")) <= 18 {
 			k.ok = true
@@ -422,39 +455,27 @@ func (b *catalogBuilder) finish() (*Catalog, error) {
 			}
 		}
 		keys[i] = k
-		if sorted && i > 0 && compareIDs(unsorted.idAt(i-1), id) > 0 {
-			sorted = false
-		}
 	}
-	if !sorted {
-		slices.SortFunc(keys, func(x, y key) int {
-			if x.ok && y.ok && x.num != y.num {
-				if x.num < y.num {
-					return -1
-				}
-				return 1
+	slices.SortFunc(keys, func(x, y key) int {
+		if x.ok && y.ok && x.num != y.num {
+			if x.num < y.num {
+				return -1
 			}
-			return compareIDs(unsorted.idAt(int(x.orig)), unsorted.idAt(int(y.orig)))
-		})
-	}
-	c.recOff = make([]uint64, n)
-	c.price = make([]float64, n)
-	c.sold = make([]int64, n)
-	c.svc = make([]uint8, n)
-	shopStr := make([]uint32, n)
-	for i, k := range keys {
-		o := int(k.orig)
-		c.recOff[i], c.price[i], c.sold[i], c.svc[i], shopStr[i] = b.recOff[o], b.price[o], b.sold[o], b.svc[o], b.shop[o]
-	}
-	keys = nil
-	*b = catalogBuilder{}
-	for i := 1; i < n; i++ {
-		if id := c.idAt(i); c.idAt(i-1) == id {
-			return nil, fmt.Errorf("catalog: duplicate product_id %q", id)
+			return 1
 		}
+		return compareIDs(idAt(int(x.orig)), idAt(int(y.orig)))
+	})
+	for i, k := range keys {
+		order[i] = k.orig
 	}
-	// Shops, numbered in shop-id order.
+	return order
+}
+
+// buildShops numbers the shops in shop-id order and fills the shop tables
+// from each position's shop string number, reusing shopStr in place.
+func (c *Catalog) buildShops(shopStr []uint32) {
 	num := make(map[uint32]uint32)
+	c.shops = nil
 	for _, d := range shopStr {
 		if _, ok := num[d]; !ok {
 			num[d] = 0
@@ -465,7 +486,7 @@ func (b *catalogBuilder) finish() (*Catalog, error) {
 	for s, d := range c.shops {
 		num[d] = uint32(s)
 	}
-	c.shopOf = shopStr // reused in place: string numbers become shop numbers
+	c.shopOf = shopStr // string numbers become shop numbers
 	c.shopStart = make([]uint32, len(c.shops)+1)
 	for i, d := range shopStr {
 		s := num[d]
@@ -475,11 +496,10 @@ func (b *catalogBuilder) finish() (*Catalog, error) {
 	for s := range c.shops {
 		c.shopStart[s+1] += c.shopStart[s]
 	}
-	c.shopItems = make([]uint32, n)
+	c.shopItems = make([]uint32, c.n)
 	next := slices.Clone(c.shopStart[:len(c.shops)])
 	for i, s := range c.shopOf {
 		c.shopItems[next[s]] = uint32(i)
 		next[s]++
 	}
-	return c, nil
 }

@@ -7,11 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -339,34 +337,19 @@ func LoadCatalog(ctx context.Context, r io.Reader, opts LoadOptions, log zerolog
 	return c, rep, nil
 }
 
-// builderSink feeds a catalogBuilder. It finds repeated ids by a 64-bit hash
-// of each id, checking a hash match against the kept record's id, instead of
-// a set of the ids themselves: such a set would pin every parsed batch's
-// text blocks for the whole load.
+// builderSink feeds a catalogBuilder.
 type builderSink struct {
-	b     *catalogBuilder
-	seed  maphash.Seed
-	first map[uint64]uint32 // id hash -> builder index of the first id with it
-	more  map[string]struct{}
+	b   *catalogBuilder
+	ids idSet
 }
 
 func newBuilderSink() *builderSink {
-	return &builderSink{b: newCatalogBuilder(), seed: maphash.MakeSeed(), first: make(map[uint64]uint32), more: make(map[string]struct{})}
+	return &builderSink{b: newCatalogBuilder(), ids: newIDSet()}
 }
 
 func (s *builderSink) add(p *Product) bool {
-	h := maphash.String(s.seed, p.ProductID)
-	if k, ok := s.first[h]; ok {
-		if s.b.idAt(int(k)) == p.ProductID {
-			return false
-		}
-		// Another id with the same hash: rare, so kept by value.
-		if _, ok := s.more[p.ProductID]; ok {
-			return false
-		}
-		s.more[strings.Clone(p.ProductID)] = struct{}{}
-	} else {
-		s.first[h] = uint32(len(s.b.recOff))
+	if !s.ids.add(p.ProductID, len(s.b.recOff), s.b.idAt) {
+		return false
 	}
 	s.b.add(p)
 	return true

@@ -1,7 +1,6 @@
 package shop
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"arena/internal/atomicfile"
 	"arena/shop/index"
 	"arena/shop/internal/raw"
 )
@@ -108,47 +106,6 @@ func settingsDigest(load LoadOptions, params index.Params) [sha256.Size]byte {
 		params = index.DefaultParams()
 	}
 	return sha256.Sum256(fmt.Appendf(nil, "envelope=%q max_line=%d params=%+v", envelope, maxLine, params))
-}
-
-// parts returns the catalog's arrays, each as a list of pieces written one
-// after another. The records are written in position order, so a file's
-// record i spans recOff[i]..recOff[i+1] and a scan in order reads the file
-// in order; the ids are written once more on their own, for lookups.
-func (c *Catalog) parts() [][][]byte {
-	recs := make([][]byte, c.n)
-	off := make([]uint64, c.n+1)
-	idOff := make([]uint64, c.n+1)
-	ids := make([][]byte, c.n)
-	for i := range c.n {
-		r := c.record(i)
-		recs[i] = r[:recordSize(r)]
-		off[i+1] = off[i] + uint64(len(recs[i]))
-		// The id is the record's first field: a length, then its bytes.
-		n, k := binary.Uvarint(r)
-		ids[i] = r[k : k+int(n)]
-		idOff[i+1] = idOff[i] + n
-	}
-	meta := make([]byte, 0, 32)
-	for _, w := range []uint64{indexFileVersion, uint64(c.n), uint64(len(c.dictOff) - 1), uint64(len(c.shops))} {
-		meta = binary.LittleEndian.AppendUint64(meta, w)
-	}
-	one := func(b []byte) [][]byte { return [][]byte{b} }
-	p := make([][][]byte, catalogParts)
-	p[cpMeta] = one(meta)
-	p[cpRecs] = recs
-	p[cpRecOff] = one(raw.Bytes(off))
-	p[cpPrice] = one(raw.Bytes(c.price))
-	p[cpSold] = one(raw.Bytes(c.sold))
-	p[cpSvc] = one(c.svc)
-	p[cpDictOff] = one(raw.Bytes(c.dictOff))
-	p[cpDictData] = one(c.dictData)
-	p[cpShops] = one(raw.Bytes(c.shops))
-	p[cpShopOf] = one(raw.Bytes(c.shopOf))
-	p[cpShopStart] = one(raw.Bytes(c.shopStart))
-	p[cpShopItems] = one(raw.Bytes(c.shopItems))
-	p[cpIDOff] = one(raw.Bytes(idOff))
-	p[cpIDData] = ids
-	return p
 }
 
 // catalogFromParts views a catalog in parts written by parts, without
@@ -303,7 +260,8 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 		return nil, info, err
 	}
 
-	// Build: load with the file's digest taken on the way.
+	// Build: stream the catalog into a new index file, with the catalog's
+	// digest taken on the way, then serve from the file once it is written.
 	info.Built = true
 	f, err := os.Open(catalogPath)
 	if err != nil {
@@ -311,16 +269,77 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	}
 	defer f.Close()
 	sum := sha256.New()
-	start = time.Now()
-	cat, rep, err := LoadCatalog(ctx, io.TeeReader(f, sum), opts.Load, log)
+	finishID := func() (catalogIdentity, error) {
+		id := catalogIdentity{size: st.Size(), mtime: st.ModTime().UnixNano(), settings: settings}
+		// Every byte must go through the hash, even after the last line.
+		if _, err := io.Copy(sum, f); err != nil {
+			return id, fmt.Errorf("%s: %w", catalogPath, err)
+		}
+		sum.Sum(id.digest[:0])
+		info.Identity = id.identity()
+		if after, err := os.Stat(catalogPath); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+			return id, errChangedWhileLoading
+		}
+		return id, nil
+	}
+	err = streamIndexFile(ctx, io.TeeReader(f, sum), info.Path, finishID, opts, &info, log)
+	var werr errWrite
+	switch {
+	case err == nil:
+		mapped, _, err := mapIndexFile(info.Path, catalogPath, st, settings)
+		if err != nil {
+			log.Warn().Str("path", info.Path).Err(err).Msg("the index file just written does not read back; serving the index from memory")
+			break
+		}
+		info.Persisted = true
+		// The build's arrays are garbage now: give their memory back
+		// before serving.
+		runtime.GC()
+		debug.FreeOSMemory()
+		return mapped, info, nil
+	case errors.As(err, &werr):
+		log.Warn().Str("path", info.Path).Err(werr.err).Msg("cannot write the index file; serving the index from memory, and the next start builds it again")
+	case errors.Is(err, errChangedWhileLoading):
+		log.Warn().Str("path", info.Path).Msg("the catalog changed while it was loaded; not writing its index file, serving the catalog as it is now from memory")
+	case errors.Is(err, errNoProducts):
+		return nil, info, fmt.Errorf("%s %w", catalogPath, err)
+	default:
+		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
+	}
+	return buildInMemory(ctx, catalogPath, settings, opts, info, log)
+}
+
+// errNoProducts is a catalog in which every line was skipped.
+var errNoProducts = errors.New("has no valid products (every line was skipped; see the warnings above)")
+
+// errChangedWhileLoading marks a catalog file whose size or modification
+// time moved while it was read for an index file.
+var errChangedWhileLoading = errors.New("the catalog changed while it was loaded")
+
+// buildInMemory loads and indexes the catalog in the heap, for when its
+// index file cannot be written; info says what was tried before.
+func buildInMemory(ctx context.Context, catalogPath string, settings [sha256.Size]byte, opts IndexFileOptions, info IndexFileInfo, log zerolog.Logger) (*Index, IndexFileInfo, error) {
+	info.Persisted = false
+	st, err := os.Stat(catalogPath)
+	if err != nil {
+		return nil, info, err
+	}
+	f, err := os.Open(catalogPath)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	sum := sha256.New()
+	start := time.Now()
+	// The first attempt reported the catalog's bad lines already.
+	cat, rep, err := LoadCatalog(ctx, io.TeeReader(f, sum), opts.Load, log.Level(zerolog.ErrorLevel))
 	info.Report, info.Load = rep, time.Since(start)
 	if err != nil {
 		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
 	}
 	if cat.Len() == 0 {
-		return nil, info, fmt.Errorf("%s has no valid products (every line was skipped; see the warnings above)", catalogPath)
+		return nil, info, fmt.Errorf("%s %w", catalogPath, errNoProducts)
 	}
-	// Every byte must go through the hash, even after the last line.
 	if _, err := io.Copy(sum, f); err != nil {
 		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
 	}
@@ -328,75 +347,12 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	sum.Sum(id.digest[:0])
 	info.Identity = id.identity()
 	start = time.Now()
-	idx, err = BuildIndex(ctx, cat, opts.Index, log)
+	idx, err := BuildIndex(ctx, cat, opts.Index, log)
 	info.Build = time.Since(start)
 	if err != nil {
 		return nil, info, err
 	}
-	if after, err := os.Stat(catalogPath); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
-		log.Warn().Str("path", info.Path).Msg("the catalog changed while it was loaded; not writing its index file")
-		return idx, info, nil
-	}
-	if err := writeIndexFile(info.Path, idx, id); err != nil {
-		log.Warn().Str("path", info.Path).Err(err).Msg("cannot write the index file; serving the index from memory, and the next start builds it again")
-		return idx, info, nil
-	}
-	// Serve from the file just written, so the catalog's text and the
-	// postings leave the Go heap for the page cache.
-	mapped, _, err := mapIndexFile(info.Path, catalogPath, st, settings)
-	if err != nil {
-		log.Warn().Str("path", info.Path).Err(err).Msg("the index file just written does not read back; serving the index from memory")
-		return idx, info, nil
-	}
-	info.Persisted = true
-	idx, cat = nil, nil
-	runtime.GC()
-	debug.FreeOSMemory()
-	return mapped, info, nil
-}
-
-// writeIndexFile writes idx and its catalog to path atomically.
-func writeIndexFile(path string, idx *Index, id catalogIdentity) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	parts := idx.cat.parts()
-	for _, p := range idx.ix.Parts() {
-		parts = append(parts, [][]byte{p})
-	}
-	f, err := atomicfile.Create(path, 0o644)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	crc := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	var pos uint64
-	var table []uint64
-	var pad [8]byte
-	for _, pieces := range parts {
-		if k := pos % 8; k != 0 {
-			if _, err := w.Write(pad[:8-k]); err != nil {
-				return err
-			}
-			pos += 8 - k
-		}
-		start := pos
-		for _, b := range pieces {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			pos += uint64(len(b))
-		}
-		table = append(table, start, pos-start)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if _, err := f.Write(footer(id, table, crc.Sum32())); err != nil {
-		return err
-	}
-	return f.Commit()
+	return idx, info, nil
 }
 
 // footer encodes an index file's footer.

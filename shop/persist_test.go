@@ -3,8 +3,10 @@ package shop_test
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/internal/diskfault"
+	"arena/internal/testseed"
 	"arena/shop"
 	"arena/shop/gen"
 	"arena/shop/index"
@@ -397,5 +400,137 @@ func TestIndexFileSettings(t *testing.T) {
 	}
 	if _, info, err = shop.OpenIndexFile(ctx, catalog, shop.IndexFileOptions{Index: shop.IndexOptions{Params: params}}, zerolog.Nop()); err != nil || info.Built {
 		t.Fatalf("same parameters again: %+v, %v; want the file mapped", info, err)
+	}
+}
+
+// writeShuffled writes products to a plain JSON Lines catalog in dir in a
+// shuffled order, with one product repeated and one malformed line, and
+// returns its path.
+func writeShuffled(t *testing.T, dir string, products []shop.Product, seed uint64) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	lines := make([][]byte, 0, len(products)+2)
+	for i := range products {
+		lines = append(lines, append(products[i].AppendJSON(nil), '\n'))
+	}
+	r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	lines = append(lines, lines[len(lines)/2], []byte("{not json\n"))
+	path := filepath.Join(dir, "shuffled.jsonl")
+	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestIndexFileUnsortedCatalog reads a catalog whose lines are not in
+// product-id order (with a repeated product and a malformed line): the index
+// file's records must still come out in id order, and the mapped index must
+// answer and show every product as the index built in memory does.
+func TestIndexFileUnsortedCatalog(t *testing.T) {
+	seed := testseed.Seed(t)
+	dir := t.TempDir()
+	_, products := writeCatalog(t, t.TempDir(), 3000, 21)
+	path := writeShuffled(t, dir, products, seed)
+	cat, err := shop.NewCatalog(slices.Clone(products))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := workload.Queries(workload.Slice(products), 400, seed)
+	var log logLines
+	first, info := openIndexFile(t, path, "", log.logger())
+	if !info.Built || !info.Persisted || info.Report.Duplicates != 1 || info.Report.Malformed != 1 {
+		t.Fatalf("first open: %+v, want built and persisted, one duplicate and one malformed line", info)
+	}
+	sameResults(t, mem, first, queries)
+	second, info := openIndexFile(t, path, "", log.logger())
+	if info.Built {
+		t.Fatalf("second open: %+v, want the file mapped", info)
+	}
+	sameResults(t, mem, second, queries)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%s holds %v, want the catalog and its index file only", dir, entries)
+	}
+}
+
+// TestIndexFileDiskFills runs out of space at each stage of writing an index
+// file: while the load streams the records, while the records of an
+// unsorted catalog are copied into id order, and while the index's own parts
+// are written after the build. Each start serves the index from memory
+// after one warning naming the cause, and leaves no file behind.
+func TestIndexFileDiskFills(t *testing.T) {
+	_, products := writeCatalog(t, t.TempDir(), 3000, 23)
+	sorted := filepath.Join(t.TempDir(), "catalog.jsonl")
+	w, err := shop.CreateFile(sorted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range products {
+		if err := w.Write(&products[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	shuffled := writeShuffled(t, t.TempDir(), products, 5)
+	// How large the file is, and how much of it the records take (the
+	// catalog's text: nearly all).
+	_, info := openIndexFile(t, sorted, t.TempDir(), zerolog.Nop())
+	st, err := os.Stat(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := uint64(st.Size())
+	tests := []struct {
+		name    string
+		catalog string
+		room    uint64 // size of the file system
+		bad     int    // catalog lines skipped, each warned of once
+	}{
+		{"while streaming the records", sorted, size / 3, 0},
+		{"while writing the index parts", sorted, size - 8<<10, 0},
+		// Two copies of the records do not fit: the load's and the id-ordered one.
+		{"while reordering the records", shuffled, size, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := diskfault.Mount(t, tt.room)
+			var log logLines
+			idx, info := openIndexFile(t, tt.catalog, fs.Dir, log.logger())
+			if !info.Built || info.Persisted {
+				t.Fatalf("%+v, want built and not persisted", info)
+			}
+			var lines, other []string
+			for _, w := range log.warnings() {
+				if strings.Contains(w, "skipping catalog line") {
+					lines = append(lines, w)
+				} else {
+					other = append(other, w)
+				}
+			}
+			if len(other) != 1 || !strings.Contains(other[0], "no space left on device") || len(lines) != tt.bad {
+				t.Fatalf("warnings %q and %q, want one naming the full disk and %d skipped lines", other, lines, tt.bad)
+			}
+			if entries, err := os.ReadDir(fs.Dir); err != nil || len(entries) != 0 {
+				t.Fatalf("files left behind: %v (%v)", entries, err)
+			}
+			cat, err := shop.NewCatalog(slices.Clone(products))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResults(t, want, idx, workload.Queries(workload.Slice(products), 200, 3))
+		})
 	}
 }

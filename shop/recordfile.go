@@ -2,7 +2,7 @@ package shop
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"sync"
 )
 
@@ -14,43 +14,73 @@ import (
 // the page cache and only the few being rendered are in the heap; a search
 // reads at most a page of 10.
 //
-// Whole-catalog scans (package knowledge at start, Stats) read positions in
-// order; a read that continues the previous one fetches a chunk of the
-// following records at once, so a scan costs one read per chunk.
+// Whole-catalog scans (the index build, package knowledge at start, Stats)
+// read positions in order, several at once when their work is split among
+// goroutines by range. Each such run of positions is a stream: once a read
+// continues one, the chunk of records after it is read at once, so a scan
+// costs one read per chunk. A few streams are followed at a time, the least
+// recently used giving way to a new one.
 type recordFile struct {
-	f    *os.File
+	f    io.ReaderAt
 	base int64 // file offset of the records part
 
-	mu sync.Mutex
-	// chunk holds positions lo..hi-1, read ahead for a sequential scan;
-	// next is the position after the last one asked for.
-	lo, hi, next int
-	chunk        []byte
+	mu      sync.Mutex
+	streams [recStreams]recStream
+	clock   uint64
 }
 
-// recChunk is the read-ahead of a sequential scan.
-const recChunk = 256 << 10
+// recStream is one sequential run: positions lo..hi-1 are in chunk, and
+// next is the position after the last one asked for.
+type recStream struct {
+	lo, hi, next int
+	chunk        []byte
+	used         uint64
+}
+
+const (
+	// recChunk is the read-ahead of a sequential scan.
+	recChunk = 256 << 10
+	// recStreams is how many sequential runs are followed at once.
+	recStreams = 4
+)
 
 // record returns position i's record bytes. The slice is the caller's (or
 // shared by products decoded from one chunk): nothing writes it again.
 func (rf *recordFile) record(c *Catalog, i int) []byte {
 	start, end := c.recOff[i], c.recOff[i+1]
 	rf.mu.Lock()
-	if i >= rf.lo && i < rf.hi {
-		first := c.recOff[rf.lo]
-		b := rf.chunk[start-first : end-first : end-first]
-		rf.next = i + 1
-		rf.mu.Unlock()
-		return b
+	rf.clock++
+	var s *recStream
+	for k := range rf.streams {
+		t := &rf.streams[k]
+		if i >= t.lo && i < t.hi {
+			first := c.recOff[t.lo]
+			b := t.chunk[start-first : end-first : end-first]
+			t.next, t.used = i+1, rf.clock
+			rf.mu.Unlock()
+			return b
+		}
+		if t.next == i && i > 0 {
+			s = t
+		}
 	}
-	sequential := i == rf.next
-	rf.next = i + 1
-	rf.mu.Unlock()
-	if !sequential {
+	if s == nil {
+		// Not a continuation: read this record alone, and take the least
+		// recently used stream for the run it may start.
+		s = &rf.streams[0]
+		for k := range rf.streams {
+			if rf.streams[k].used < s.used {
+				s = &rf.streams[k]
+			}
+		}
+		*s = recStream{next: i + 1, used: rf.clock}
+		rf.mu.Unlock()
 		b := make([]byte, end-start)
 		rf.read(b, start)
 		return b
 	}
+	s.next, s.used = i+1, rf.clock
+	rf.mu.Unlock()
 	j := i + 1
 	for j < c.n && c.recOff[j+1]-start <= recChunk {
 		j++
@@ -58,7 +88,9 @@ func (rf *recordFile) record(c *Catalog, i int) []byte {
 	b := make([]byte, c.recOff[j]-start)
 	rf.read(b, start)
 	rf.mu.Lock()
-	rf.lo, rf.hi, rf.chunk = i, j, b
+	// Another caller may have moved this stream on meanwhile; the chunk is
+	// still the right one for positions i..j-1.
+	s.lo, s.hi, s.chunk = i, j, b
 	rf.mu.Unlock()
 	return b[: end-start : end-start]
 }

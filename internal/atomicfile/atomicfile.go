@@ -78,6 +78,19 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadAt reads back content already written, for a writer that builds
+// later parts of a file from earlier ones. Its errors name the target path.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.done {
+		return 0, &fs.PathError{Op: "read", Path: f.path, Err: fs.ErrClosed}
+	}
+	n, err := f.f.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		err = &fs.PathError{Op: "read", Path: f.path, Err: bare(err)}
+	}
+	return n, err
+}
+
 // Commit makes the written content the file at path, replacing any file
 // there.
 func (f *File) Commit() error {

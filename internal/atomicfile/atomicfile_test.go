@@ -251,3 +251,32 @@ func TestFileAfterCommit(t *testing.T) {
 	}
 	checkDir(t, dir, path, state{content: "new"})
 }
+
+// TestFileReadAt checks that written content reads back before the commit,
+// and that a finished File refuses to read.
+func TestFileReadAt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	f, err := Create(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if _, err := f.Write([]byte("header,body")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if n, err := f.ReadAt(got, 7); err != nil || string(got[:n]) != "body" {
+		t.Fatalf("ReadAt = %q, %v; want \"body\"", got[:n], err)
+	}
+	if n, err := f.ReadAt(got, 9); err != io.EOF || string(got[:n]) != "dy" {
+		t.Fatalf("ReadAt past the end = %q, %v; want \"dy\", EOF", got[:n], err)
+	}
+	checkTarget(t, path, state{absent: true})
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkDir(t, dir, path, state{content: "header,body"})
+	_, err = f.ReadAt(got, 0)
+	checkErr(t, err, path, "file already closed", fs.ErrClosed)
+}

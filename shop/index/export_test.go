@@ -3,27 +3,16 @@ package index
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
+
+	"arena/internal/testseed"
 )
 
-// RandomSeed returns the seed of a random test, from ARENATEST_SEED when set,
-// and logs it so that a failure can be replayed.
+// RandomSeed returns the seed of a random test (see testseed.Seed).
 func RandomSeed(t testing.TB) uint64 {
 	t.Helper()
-	seed := rand.Uint64()
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 // Strategies names every retrieval strategy, for the tests that force each.

@@ -69,6 +69,7 @@ type ValidatorConfig struct {
 // CatalogConfig says where the shop's products come from.
 type CatalogConfig struct {
 	File     string `yaml:"file" help:"catalog file: ShoppingBench product JSON Lines, plain or gzip; empty generates one"`
+	IndexDir string `yaml:"index_dir" help:"directory for catalog.file's index and knowledge files (created if missing); empty: beside the catalog file"`
 	Products int    `yaml:"products" help:"products to generate when catalog.file is empty"`
 	Seed     uint64 `yaml:"seed" help:"seed of the generated catalog (every validator with the same seed gets the same shop)"`
 }

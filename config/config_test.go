@@ -99,6 +99,11 @@ func TestValidate(t *testing.T) {
 		{"paraphrase endpoint and model", func(c *Config) {
 			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "http://127.0.0.1:11434/v1", "qwen3:8b"
 		}, ""},
+		{"index_dir without a catalog file", func(c *Config) { c.Catalog.IndexDir = "/var/cache/arena" },
+			`catalog.index_dir: is only used with catalog.file`},
+		{"index_dir with a catalog file", func(c *Config) {
+			c.Catalog.File, c.Catalog.IndexDir = "/var/lib/arena/catalog.jsonl.gz", "/var/cache/arena"
+		}, ""},
 		{"paraphrase without model", func(c *Config) { c.Suite.Paraphrase.BaseURL = "http://127.0.0.1:11434/v1" },
 			`suite.paraphrase.model: must be set when suite.paraphrase.base_url is`},
 		{"paraphrase url hides password", func(c *Config) {

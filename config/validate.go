@@ -156,6 +156,9 @@ func (c *Config) Validate() error {
 
 	if c.Catalog.File == "" {
 		v.atLeast("catalog.products", c.Catalog.Products, 100)
+		if c.Catalog.IndexDir != "" {
+			v.problem("catalog.index_dir", "is only used with catalog.file (a generated catalog is built in memory at every start); set catalog.file or leave it empty")
+		}
 	}
 
 	e := c.Episode

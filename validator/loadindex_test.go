@@ -18,9 +18,18 @@ import (
 )
 
 // TestLoadShopPersists checks that a catalog file's index and knowledge
-// corpus are built and written beside it at the first start and mapped and
-// read at the next, with the same answers.
+// corpus are built and written at the first start, beside the catalog or in
+// catalog.index_dir, and mapped and read at the next, with the same answers.
 func TestLoadShopPersists(t *testing.T) {
+	for _, inDir := range []bool{false, true} {
+		t.Run(fmt.Sprintf("index_dir=%v", inDir), func(t *testing.T) {
+			checkLoadShopPersists(t, inDir)
+		})
+	}
+}
+
+func checkLoadShopPersists(t *testing.T, inDir bool) {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "catalog.jsonl")
 	g, err := gen.New(gen.Options{Products: 2000, Seed: 3}, zerolog.Nop())
@@ -37,16 +46,25 @@ func TestLoadShopPersists(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	cc := config.CatalogConfig{File: path}
+	filesDir := dir
+	if inDir {
+		cc.IndexDir = filepath.Join(t.TempDir(), "not", "yet")
+		filesDir = cc.IndexDir
+	}
 	var webs []string
 	load := func(wantBuilt string) *shop.Index {
 		t.Helper()
 		var logs bytes.Buffer
-		idx, web, err := LoadShop(context.Background(), config.CatalogConfig{File: path}, zerolog.New(&logs), func(string, int, int) {})
+		idx, web, err := LoadShop(context.Background(), cc, zerolog.New(&logs), func(string, int, int) {})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(logs.String(), `"built":`+wantBuilt) || !strings.Contains(logs.String(), `"knowledge_built":`+wantBuilt) {
 			t.Fatalf("log %s: want built and knowledge_built %s", logs.String(), wantBuilt)
+		}
+		if strings.Contains(logs.String(), `"level":"warn"`) {
+			t.Fatalf("warnings on a clean start: %s", logs.String())
 		}
 		res, err := web.WebSearch(context.Background(), "what brand", 5)
 		if err != nil || len(res) == 0 {
@@ -57,9 +75,12 @@ func TestLoadShopPersists(t *testing.T) {
 	}
 	first := load("true")
 	for _, suffix := range []string{shop.IndexFileSuffix, shop.IndexFileSuffix + knowledge.FileSuffix} {
-		if _, err := os.Stat(path + suffix); err != nil {
-			t.Fatalf("no %s file beside the catalog: %v", suffix, err)
+		if _, err := os.Stat(filepath.Join(filesDir, filepath.Base(path)+suffix)); err != nil {
+			t.Fatalf("no %s file in %s: %v", suffix, filesDir, err)
 		}
+	}
+	if entries, _ := os.ReadDir(dir); inDir && len(entries) != 1 {
+		t.Fatalf("the catalog's directory holds %v, want the catalog alone", entries)
 	}
 	second := load("false")
 	if webs[0] != webs[1] {

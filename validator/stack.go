@@ -292,10 +292,8 @@ func (s *Stack) Close() error {
 func LoadShop(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, *knowledge.Corpus, error) {
 	start := time.Now()
 	if cc.File != "" {
-		// The index file goes beside the catalog; a catalog.index_dir key
-		// would let an operator put it elsewhere (a read-only catalog
-		// directory today means building in memory at every start).
 		idx, info, err := shop.OpenIndexFile(ctx, cc.File, shop.IndexFileOptions{
+			Dir:   cc.IndexDir,
 			Index: shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }},
 		}, log)
 		if err != nil {

@@ -100,7 +100,7 @@ func TestValidate(t *testing.T) {
 			c.Suite.Paraphrase.BaseURL, c.Suite.Paraphrase.Model = "http://127.0.0.1:11434/v1", "qwen3:8b"
 		}, ""},
 		{"index_dir without a catalog file", func(c *Config) { c.Catalog.IndexDir = "/var/cache/arena" },
-			`catalog.index_dir: is only used with catalog.file`},
+			`catalog.index_dir: is only used with catalog.file (a generated catalog is built in memory at every start); set catalog.file or leave it empty`},
 		{"index_dir with a catalog file", func(c *Config) {
 			c.Catalog.File, c.Catalog.IndexDir = "/var/lib/arena/catalog.jsonl.gz", "/var/cache/arena"
 		}, ""},

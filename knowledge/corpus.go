@@ -139,10 +139,11 @@ const DefaultSeed = 0x6b6e6f776c656467 // "knowledg"
 // Build derives the corpus of a catalog: a page and a fact for every
 // unambiguous brand and for every glossary term the catalog's titles use,
 // plus opts.Extra.
-func Build(ctx context.Context, cat *shop.Catalog, opts Options, log zerolog.Logger) (*Corpus, error) {
+func Build(ctx context.Context, cat *shop.Catalog, opts Options, log zerolog.Logger) (_ *Corpus, err error) {
 	if cat == nil {
 		return nil, errors.New("knowledge: nil catalog")
 	}
+	defer shop.RecoverReadError(&err)
 	log = log.With().Str("component", "knowledge").Logger()
 	start := time.Now()
 	seed := opts.Seed

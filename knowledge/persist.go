@@ -68,10 +68,11 @@ type corpusPayload struct {
 // holds; otherwise the corpus is derived and the file written again
 // (atomically), a damaged file after one warning line. A file that cannot
 // be written costs a warning, not the start. opts.Extra is never stored.
-func OpenFile(ctx context.Context, cat *shop.Catalog, path string, key [32]byte, opts Options, log zerolog.Logger) (*Corpus, FileInfo, error) {
+func OpenFile(ctx context.Context, cat *shop.Catalog, path string, key [32]byte, opts Options, log zerolog.Logger) (_ *Corpus, _ FileInfo, err error) {
 	if cat == nil {
 		return nil, FileInfo{}, errors.New("knowledge: nil catalog")
 	}
+	defer shop.RecoverReadError(&err)
 	log = log.With().Str("component", "knowledge").Logger()
 	info := FileInfo{Path: path}
 	start := time.Now()

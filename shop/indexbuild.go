@@ -357,7 +357,7 @@ func streamIndexFile(ctx context.Context, r io.Reader, path string, id func() (c
 	if w.err != nil {
 		return errWrite{w.err}
 	}
-	c.file = &recordFile{f: w.f, base: int64(w.table[cpRecs][0])}
+	c.file = &recordFile{f: w.f, path: path, base: int64(w.table[cpRecs][0])}
 	c.buildShops(shopStr)
 	info.Load = time.Since(start)
 	if err := ctx.Err(); err != nil {

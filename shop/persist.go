@@ -122,7 +122,7 @@ func catalogFromParts(p [][]byte, f *os.File, recBase int64) (*Catalog, error) {
 	if n > 1<<31-1 || nd > 1<<32 || ns > n {
 		return nil, fmt.Errorf("implausible catalog sizes (%d products, %d strings, %d shops)", n, nd, ns)
 	}
-	c := &Catalog{n: int(n), file: &recordFile{f: f, base: recBase}, svc: p[cpSvc], dictData: p[cpDictData], idData: p[cpIDData]}
+	c := &Catalog{n: int(n), file: &recordFile{f: f, path: f.Name(), base: recBase}, svc: p[cpSvc], dictData: p[cpDictData], idData: p[cpIDData]}
 	var errs []error
 	u64 := func(b []byte) []uint64 { v, e := raw.Slice[uint64](b); errs = append(errs, e); return v }
 	u32 := func(b []byte) []uint32 { v, e := raw.Slice[uint32](b); errs = append(errs, e); return v }

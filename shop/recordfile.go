@@ -22,6 +22,7 @@ import (
 // recently used giving way to a new one.
 type recordFile struct {
 	f    io.ReaderAt
+	path string
 	base int64 // file offset of the records part
 
 	mu      sync.Mutex
@@ -96,13 +97,43 @@ func (rf *recordFile) record(c *Catalog, i int) []byte {
 }
 
 // read fills b from the records part at off. The file was checked whole
-// when it was opened, so a failure is an I/O error of the disk under it:
-// the caller panics, and Tools.Execute answers that call with an internal
+// when it was opened, so a failure is a fault of the disk under it, or of
+// someone changing the file in place: read panics with a *ReadError (see
+// RecoverReadError), and Tools.Execute answers that call with an internal
 // error.
 func (rf *recordFile) read(b []byte, off uint64) {
 	if _, err := rf.f.ReadAt(b, rf.base+int64(off)); err != nil {
-		panic(fmt.Sprintf("shop: read catalog record: %v", err))
+		panic(&ReadError{Path: rf.path, Err: err})
 	}
+}
+
+// ReadError is the panic value of a catalog whose index file can no longer
+// be read: products and search results cannot be returned with an error, so
+// a failed read panics with it. Code that scans a catalog defers
+// RecoverReadError to turn it into an error.
+type ReadError struct {
+	Path string // the index file
+	Err  error
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("read a product from the index file %s: %v (a disk fault, or the file was changed in place; restart to rebuild it)", e.Path, e.Err)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// RecoverReadError, deferred, turns a *ReadError panic into *errp; any
+// other panic goes on.
+func RecoverReadError(errp *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if re, ok := r.(*ReadError); ok {
+		*errp = re
+		return
+	}
+	panic(r)
 }
 
 // recordSize is the length of the record at the start of b.

@@ -185,7 +185,11 @@ func (t *Tools) Execute(ctx context.Context, name string, args json.RawMessage) 
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			t.log.Error().Str("tool", label).Interface("panic", r).Msg("tool call panicked")
+			if re, ok := r.(*ReadError); ok {
+				t.log.Error().Str("tool", label).Err(re).Msg("tool call could not read the catalog")
+			} else {
+				t.log.Error().Str("tool", label).Interface("panic", r).Msg("tool call panicked")
+			}
 			res = failure(CodeInternal, "%s: internal error; the call was not executed", name)
 		}
 		outcome := "ok"

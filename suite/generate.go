@@ -62,10 +62,11 @@ type Generator struct {
 }
 
 // NewGenerator prepares a generator over opts.Index's catalog.
-func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (*Generator, error) {
+func NewGenerator(opts GeneratorOptions, log zerolog.Logger) (_ *Generator, err error) {
 	if opts.Index == nil {
 		return nil, errors.New("suite generator: Index is required")
 	}
+	defer shop.RecoverReadError(&err)
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 40
 	}
@@ -263,7 +264,8 @@ func (g *Generator) Generate(ctx context.Context, req Request) ([]Problem, Gener
 		var next atomic.Int64
 		grp, gctx := errgroup.WithContext(ctx)
 		for range g.opts.Workers {
-			grp.Go(func() error {
+			grp.Go(func() (err error) {
+				defer shop.RecoverReadError(&err)
 				for {
 					i := int(next.Add(1) - 1)
 					if i >= len(slots) {

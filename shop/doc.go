@@ -28,10 +28,11 @@
 // into that form without holding the products as values. OpenIndexFile
 // goes further, as the validator does: it writes the compact catalog and
 // its index once to a file beside the catalog (keyed by the catalog's
-// SHA-256, checksummed, written atomically) and maps that file at later
-// starts, reading product records from it as results are rendered, so a
-// restart takes about a second and the catalog's text stays out of the
-// process's memory. Loaders and the generator still store products they
+// SHA-256, checksummed, written atomically), streaming each record into the
+// file as it is parsed and building the index from the file, and maps that
+// file at later starts, reading product records from it as results are
+// rendered, so a restart takes about a second and the catalog's text stays
+// out of the process's memory. Loaders and the generator still store products they
 // return as values in shared blocks (ProductArena).
 //
 // find_product follows ShoppingBench's sandbox exactly: filters (shop,

@@ -137,6 +137,10 @@ type Index struct {
 	svcDocs [8][]uint32
 	// svcHas[m] counts the documents that have every service bit of m.
 	svcHas [256]uint32
+	// priceBucket[d] is document d's rank in byPrice >> bucketShift (see
+	// priceBuckets). It is derived from byPrice, not persisted.
+	priceBucket []uint16
+	bucketShift uint
 
 	// window is the document span of one windowed accumulation pass.
 	window uint32
@@ -165,7 +169,7 @@ func (ix *Index) Stats() Stats {
 		int64(len(ix.off))*4 + int64(len(ix.docs))*4 + int64(len(ix.imps))*2 +
 		int64(len(ix.maxImp))*2 + int64(len(ix.blockMax))*2 +
 		int64(ix.n)*(8+4+1) + int64(len(ix.shopOff))*4 + int64(len(ix.shopDocs))*4 +
-		int64(len(ix.byPrice))*(4+8) + int64(len(ix.svcHas))*4
+		int64(len(ix.byPrice))*(4+8) + int64(len(ix.priceBucket))*2 + int64(len(ix.svcHas))*4
 	for _, l := range ix.svcDocs {
 		b += int64(len(l)) * 4
 	}
@@ -575,6 +579,7 @@ func Build(ctx context.Context, n int, fill func(i int, d *Doc), opts Options, l
 			}
 		}
 	}
+	ix.priceBuckets()
 	ix.window = windowSize(n)
 	ix.pool.New = func() any { return new(searchScratch) }
 

@@ -326,6 +326,55 @@ func TestStrategiesMatchReference(t *testing.T) {
 	}
 }
 
+// TestPriceBuckets checks price filters on a catalog large enough that a
+// price bucket holds several ranks (so most documents are judged by their
+// bucket alone), with ranges whose bounds fall on prices many documents
+// share, against the reference, built and as persisted parts.
+func TestPriceBuckets(t *testing.T) {
+	seed := RandomSeed(t)
+	r := rand.New(rand.NewPCG(seed, 13))
+	docs := randomDocs(r, 300_000)
+	for i := range docs {
+		// Few distinct prices: long runs of ties across bucket edges.
+		docs[i].Price = float64(r.IntN(400)) / 4
+	}
+	built := buildTest(t, docs, 2)
+	if built.bucketShift < 2 {
+		t.Fatalf("bucket shift %d: want buckets of several ranks", built.bucketShift)
+	}
+	mapped, err := FromParts(built.Parts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(built.priceBucket, mapped.priceBucket) {
+		t.Fatal("persisted parts give other price buckets")
+	}
+	for k := range 300 {
+		// A rare word and a limit above its document count: every
+		// matching document is a hit, so one let through by a wrong
+		// bucket bound shows.
+		q := Query{Text: fmt.Sprintf("w%d", 280+r.IntN(20)), Limit: 20000}
+		if k%4 == 0 {
+			q = Query{Text: fmt.Sprintf("w%d w%d", r.IntN(30), r.IntN(300)), Limit: 1 + r.IntN(50)}
+		}
+		lo, hi := docs[r.IntN(len(docs))].Price, docs[r.IntN(len(docs))].Price
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		switch k % 3 {
+		case 0:
+			q.HasMin, q.MinPrice = true, lo
+		case 1:
+			q.HasMax, q.MaxPrice = true, hi
+		default:
+			q.HasMin, q.MinPrice, q.HasMax, q.MaxPrice = true, lo, true, hi
+		}
+		for _, ix := range []*Index{built, mapped} {
+			CheckStrategies(t, ix, q)
+		}
+	}
+}
+
 func TestBuildIsIndependentOfWorkers(t *testing.T) {
 	docs := randomDocs(rand.New(rand.NewPCG(3, 4)), 5000)
 	a, b := buildTest(t, docs, 1), buildTest(t, docs, 3)

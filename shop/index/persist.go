@@ -180,6 +180,12 @@ func FromParts(parts [][]byte) (*Index, error) {
 		}
 	}
 	copy(ix.svcHas[:], has)
+	for _, d := range ix.byPrice {
+		if d >= uint32(n) {
+			return nil, errors.New("index: price order names a document beyond the count")
+		}
+	}
+	ix.priceBuckets()
 	total := uint64(0)
 	for b := range ix.svcDocs {
 		l := word(6 + 2*numFields + b)

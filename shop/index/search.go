@@ -70,10 +70,12 @@ type searchScratch struct {
 	ub      []uint32
 	heap    []entry
 	docs    []uint32
-	// win is windowed's accumulator (all zero between uses) and ends its
-	// per-list window limits.
-	win  []uint32
-	ends []uint32
+	// win is windowed's accumulator and winMax the largest sum in each of
+	// its scanBlock-document blocks (both all zero between uses); ends are
+	// its per-list window limits.
+	win    []uint32
+	winMax []uint32
+	ends   []uint32
 }
 
 // maxPriceCandidates bounds the price-range list a search may copy and
@@ -282,6 +284,11 @@ func (ix *Index) windowed(q Query, sc *searchScratch, top *topK) {
 		sc.win = make([]uint32, size)
 	}
 	acc := sc.win[:size] // all zero between windows
+	blocks := (size + scanBlock - 1) / scanBlock
+	if uint32(len(sc.winMax)) < blocks {
+		sc.winMax = make([]uint32, blocks)
+	}
+	accMax := sc.winMax[:blocks]
 	cs := sc.cursors
 	sc.ends = slices.Grow(sc.ends[:0], len(cs))[:len(cs)]
 	ends := sc.ends
@@ -308,25 +315,40 @@ func (ix *Index) windowed(q Query, sc *searchScratch, top *topK) {
 			c := &cs[i]
 			docs, imps := ix.docs[c.pos:ends[i]], ix.imps[c.pos:ends[i]]
 			for j, d := range docs {
-				acc[d-base] += uint32(imps[j])
+				o := d - base
+				s := acc[o] + uint32(imps[j])
+				acc[o] = s
+				accMax[o/scanBlock] = max(accMax[o/scanBlock], s)
 			}
 			c.pos = ends[i]
 		}
 		// Until the heap is full its threshold is 0, and any matching
-		// document (score >= 1) beats it.
+		// document (score >= 1) beats it. Blocks whose best sum does not
+		// beat it are not scanned: once the heap is full, that is most.
 		theta := top.threshold()
 		win := acc[:min(size, uint32(ix.n)-base)]
-		for j, s := range win {
-			if s > theta {
-				if d := base + uint32(j); ix.accept(&q, d) {
-					top.offer(entry{score: s, doc: d})
-					theta = top.threshold()
+		for b, m := range accMax {
+			if m <= theta {
+				continue
+			}
+			lo := uint32(b) * scanBlock
+			for j, s := range win[lo:min(lo+scanBlock, uint32(len(win)))] {
+				if s > theta {
+					if d := base + lo + uint32(j); ix.accept(&q, d) {
+						top.offer(entry{score: s, doc: d})
+						theta = top.threshold()
+					}
 				}
 			}
 		}
 		clear(win)
+		clear(accMax)
 	}
 }
+
+// scanBlock is the span of documents whose best accumulated sum windowed
+// keeps, so that its scan for the top k skips spans that cannot enter.
+const scanBlock = 64
 
 // find returns the first position in [lo, hi) whose document is >= d, or
 // hi (galloping from lo, since the answer is usually near).

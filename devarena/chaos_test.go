@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/config"
+	"arena/internal/testseed"
 	"arena/validator"
 	"arena/validator/records"
 )
@@ -259,20 +258,11 @@ func waitResubscribed(ctx context.Context, reg *prometheus.Registry, before floa
 	}
 }
 
-// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
-// is logged so that a failure can be replayed.
+// testSeed is the seed of a random test (testseed.Seed: ARENATEST_SEED
+// replays one).
 func testSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 func tail(s string, n int) string {

@@ -135,33 +135,3 @@ func RecoverReadError(errp *error) {
 	}
 	panic(r)
 }
-
-// recordSize is the length of the record at the start of b.
-func recordSize(b []byte) int {
-	r := recordReader{b: b}
-	for range 5 {
-		r.text()
-	}
-	for range 3 {
-		r.uvarint()
-	}
-	if n := r.uvarint(); n > 0 {
-		r.uvarint()
-		for range n {
-			r.uvarint()
-			for range r.uvarint() {
-				r.uvarint()
-			}
-		}
-	}
-	if n := r.uvarint(); n > 0 {
-		r.uvarint()
-		for range n {
-			for range r.uvarint() {
-				r.uvarint()
-				r.uvarint()
-			}
-		}
-	}
-	return len(b) - len(r.b)
-}

@@ -2,32 +2,21 @@ package simulate
 
 import (
 	"context"
-	"math/rand/v2"
-	"os"
 	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"arena/config"
+	"arena/internal/testseed"
 	"arena/validator"
 )
 
-// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
-// is logged so that a failure can be replayed.
+// testSeed is the seed of a random test (testseed.Seed: ARENATEST_SEED
+// replays one).
 func testSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := rand.Uint64()
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 // finney is a scenario with the daemon's default race rule and finney's

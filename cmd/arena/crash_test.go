@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"arena/config"
 	"arena/devarena"
 	"arena/episode"
+	"arena/internal/testseed"
 	"arena/store"
 	"arena/suite"
 	"arena/validator"
@@ -513,20 +513,11 @@ func killedState(t *testing.T, data string, fn func(rec *records.Records, txn *b
 	}
 }
 
-// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
-// is logged so that a failure can be replayed.
+// testSeed is the seed of a random test (testseed.Seed: ARENATEST_SEED
+// replays one).
 func testSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 // writeRunConfig writes dir/arena.yaml for an `arena run` child validating

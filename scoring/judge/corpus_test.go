@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,26 +12,18 @@ import (
 	"unicode"
 
 	"arena/episode"
+	"arena/internal/testseed"
 )
 
 // The labelled corpus: trajectories of miners of known kinds in a small
 // shop, built from a seed, for the confusion-matrix tests of both judges
 // and as the think text of the benchmarks' synthetic episodes.
 
-// testSeed is the seed of a random test, from ARENATEST_SEED when set; it
-// is logged so that a failure can be replayed.
+// testSeed is the seed of a random test (testseed.Seed: ARENATEST_SEED
+// replays one).
 func testSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := rand.Uint64()
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 // Labels of the corpus.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"arena/internal/testseed"
 )
 
 func testParams() Params {
@@ -75,20 +75,11 @@ func mustStep(t *testing.T, p Params, s State, in Input) (Output, State) {
 	return out, next
 }
 
-// testSeed returns the seed of a random test, from ARENATEST_SEED when set,
-// and logs it so that a failure can be replayed.
+// testSeed is the seed of a random test (testseed.Seed: ARENATEST_SEED
+// replays one).
 func testSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := rand.Uint64()
-	if s := os.Getenv("ARENATEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ARENATEST_SEED %q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with ARENATEST_SEED=%d)", seed, seed)
-	return seed
+	return testseed.Seed(t)
 }
 
 // TestEvidenceClosedForm checks the closed form of the one-sided normal

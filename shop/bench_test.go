@@ -97,18 +97,7 @@ func benchFind(b *testing.B, n int, mapped bool) {
 	var fileMB float64
 	if mapped {
 		path := filepath.Join(b.TempDir(), "catalog.jsonl")
-		w, err := shop.CreateFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range products {
-			if err := w.Write(&products[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeCatalogFile(b, path, products)
 		products = nil
 		start = time.Now()
 		// The first open's index is dropped: a restart is what is served.

@@ -349,6 +349,11 @@ func (b *catalogBuilder) add(p *Product) {
 		// Later records go to a fresh block too.
 		b.recs = append(b.recs, make([]byte, 0, recBlockSize))
 	}
+	b.addColumns(p)
+}
+
+// addColumns appends p's price, sales, services and shop to the columns.
+func (b *catalogBuilder) addColumns(p *Product) {
 	b.price = append(b.price, p.Price)
 	b.sold = append(b.sold, p.SoldCount)
 	b.svc = append(b.svc, uint8(p.Service))

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -86,14 +84,19 @@ func (w *indexFileWriter) part(i int, b []byte) {
 	w.end(i)
 }
 
-// ReadAt reads back what was written. It flushes first, so it must not be
-// called concurrently with anything else on w.
-func (w *indexFileWriter) ReadAt(b []byte, off int64) (int, error) {
+// flush waits until everything written so far is in the file.
+func (w *indexFileWriter) flush() error {
 	if w.err == nil {
 		w.err = w.w.flush()
 	}
-	if w.err != nil {
-		return 0, w.err
+	return w.err
+}
+
+// ReadAt reads back what was written. It flushes first, so it must not be
+// called concurrently with anything else on w.
+func (w *indexFileWriter) ReadAt(b []byte, off int64) (int, error) {
+	if err := w.flush(); err != nil {
+		return 0, err
 	}
 	return w.f.ReadAt(b, off)
 }
@@ -213,39 +216,6 @@ func (a *asyncWriter) close() error {
 	return err
 }
 
-// idSet finds repeated product ids by a 64-bit hash of each id, checking a
-// hash match against the kept product's id, instead of a set of the ids
-// themselves: such a set would pin every parsed batch's text blocks for the
-// whole load.
-type idSet struct {
-	seed  maphash.Seed
-	first map[uint64]uint32 // id hash -> number of the first product kept with it
-	more  map[string]struct{}
-}
-
-func newIDSet() idSet {
-	return idSet{seed: maphash.MakeSeed(), first: make(map[uint64]uint32), more: make(map[string]struct{})}
-}
-
-// add reports whether id is new, and notes it as product k if so. idAt
-// gives the id of an earlier product.
-func (s *idSet) add(id string, k int, idAt func(int) string) bool {
-	h := maphash.String(s.seed, id)
-	if j, ok := s.first[h]; ok {
-		if idAt(int(j)) == id {
-			return false
-		}
-		// Another id with the same hash: rare, so kept by value.
-		if _, ok := s.more[id]; ok {
-			return false
-		}
-		s.more[strings.Clone(id)] = struct{}{}
-		return true
-	}
-	s.first[h] = uint32(k)
-	return true
-}
-
 // fileSink is the load sink of a first start: it writes each kept product's
 // record to the index file's records part and keeps the columns, the ids
 // and the string table (in b) in memory, in file order.
@@ -281,11 +251,7 @@ func (s *fileSink) add(p *Product) bool {
 	s.recOff = append(s.recOff, s.recOff[k]+uint64(len(s.scratch)))
 	s.idData = append(s.idData, p.ProductID...)
 	s.idOff = append(s.idOff, uint64(len(s.idData)))
-	b := s.b
-	b.price = append(b.price, p.Price)
-	b.sold = append(b.sold, p.SoldCount)
-	b.svc = append(b.svc, uint8(p.Service))
-	b.shop = append(b.shop, uint32(b.intern(p.ShopID)))
+	s.b.addColumns(p)
 	return true
 }
 
@@ -351,11 +317,8 @@ func streamIndexFile(ctx context.Context, r io.Reader, path string, id func() (c
 	}
 	// The index build reads the records back through the file, from
 	// several goroutines: nothing may stay buffered.
-	if w.err == nil {
-		w.err = w.w.flush()
-	}
-	if w.err != nil {
-		return errWrite{w.err}
+	if err := w.flush(); err != nil {
+		return errWrite{err}
 	}
 	c.file = &recordFile{f: w.f, path: path, base: int64(w.table[cpRecs][0])}
 	c.buildShops(shopStr)

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -335,6 +337,39 @@ func LoadCatalog(ctx context.Context, r io.Reader, opts LoadOptions, log zerolog
 		return nil, rep, err
 	}
 	return c, rep, nil
+}
+
+// idSet finds repeated product ids by a 64-bit hash of each id, checking a
+// hash match against the kept product's id, instead of a set of the ids
+// themselves: such a set would pin every parsed batch's text blocks for the
+// whole load.
+type idSet struct {
+	seed  maphash.Seed
+	first map[uint64]uint32 // id hash -> number of the first product kept with it
+	more  map[string]struct{}
+}
+
+func newIDSet() idSet {
+	return idSet{seed: maphash.MakeSeed(), first: make(map[uint64]uint32), more: make(map[string]struct{})}
+}
+
+// add reports whether id is new, and notes it as product k if so. idAt
+// gives the id of an earlier product.
+func (s *idSet) add(id string, k int, idAt func(int) string) bool {
+	h := maphash.String(s.seed, id)
+	if j, ok := s.first[h]; ok {
+		if idAt(int(j)) == id {
+			return false
+		}
+		// Another id with the same hash: rare, so kept by value.
+		if _, ok := s.more[id]; ok {
+			return false
+		}
+		s.more[strings.Clone(id)] = struct{}{}
+		return true
+	}
+	s.first[h] = uint32(k)
+	return true
 }
 
 // builderSink feeds a catalogBuilder.

@@ -263,26 +263,23 @@ func OpenIndexFile(ctx context.Context, catalogPath string, opts IndexFileOption
 	// Build: stream the catalog into a new index file, with the catalog's
 	// digest taken on the way, then serve from the file once it is written.
 	info.Built = true
-	f, err := os.Open(catalogPath)
+	src, err := openDigested(catalogPath, st, settings)
 	if err != nil {
 		return nil, info, err
 	}
-	defer f.Close()
-	sum := sha256.New()
+	defer src.Close()
 	finishID := func() (catalogIdentity, error) {
-		id := catalogIdentity{size: st.Size(), mtime: st.ModTime().UnixNano(), settings: settings}
-		// Every byte must go through the hash, even after the last line.
-		if _, err := io.Copy(sum, f); err != nil {
-			return id, fmt.Errorf("%s: %w", catalogPath, err)
+		id, err := src.identity()
+		if err != nil {
+			return id, err
 		}
-		sum.Sum(id.digest[:0])
 		info.Identity = id.identity()
 		if after, err := os.Stat(catalogPath); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
 			return id, errChangedWhileLoading
 		}
 		return id, nil
 	}
-	err = streamIndexFile(ctx, io.TeeReader(f, sum), info.Path, finishID, opts, &info, log)
+	err = streamIndexFile(ctx, src.reader(), info.Path, finishID, opts, &info, log)
 	var werr errWrite
 	switch {
 	case err == nil:
@@ -324,15 +321,14 @@ func buildInMemory(ctx context.Context, catalogPath string, settings [sha256.Siz
 	if err != nil {
 		return nil, info, err
 	}
-	f, err := os.Open(catalogPath)
+	src, err := openDigested(catalogPath, st, settings)
 	if err != nil {
 		return nil, info, err
 	}
-	defer f.Close()
-	sum := sha256.New()
+	defer src.Close()
 	start := time.Now()
 	// The first attempt reported the catalog's bad lines already.
-	cat, rep, err := LoadCatalog(ctx, io.TeeReader(f, sum), opts.Load, log.Level(zerolog.ErrorLevel))
+	cat, rep, err := LoadCatalog(ctx, src.reader(), opts.Load, log.Level(zerolog.ErrorLevel))
 	info.Report, info.Load = rep, time.Since(start)
 	if err != nil {
 		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
@@ -340,11 +336,10 @@ func buildInMemory(ctx context.Context, catalogPath string, settings [sha256.Siz
 	if cat.Len() == 0 {
 		return nil, info, fmt.Errorf("%s %w", catalogPath, errNoProducts)
 	}
-	if _, err := io.Copy(sum, f); err != nil {
-		return nil, info, fmt.Errorf("%s: %w", catalogPath, err)
+	id, err := src.identity()
+	if err != nil {
+		return nil, info, err
 	}
-	id := catalogIdentity{size: st.Size(), mtime: st.ModTime().UnixNano(), settings: settings}
-	sum.Sum(id.digest[:0])
 	info.Identity = id.identity()
 	start = time.Now()
 	idx, err := BuildIndex(ctx, cat, opts.Index, log)
@@ -353,6 +348,38 @@ func buildInMemory(ctx context.Context, catalogPath string, settings [sha256.Siz
 		return nil, info, err
 	}
 	return idx, info, nil
+}
+
+// digestedFile is a catalog file read once, for the load, with its SHA-256
+// taken on the way.
+type digestedFile struct {
+	*os.File
+	sum      hash.Hash
+	st       fs.FileInfo
+	settings [sha256.Size]byte
+}
+
+func openDigested(path string, st fs.FileInfo, settings [sha256.Size]byte) (*digestedFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &digestedFile{File: f, sum: sha256.New(), st: st, settings: settings}, nil
+}
+
+// reader is the file's content, hashed as it is read.
+func (d *digestedFile) reader() io.Reader { return io.TeeReader(d.File, d.sum) }
+
+// identity hashes whatever the load did not read and returns the catalog's
+// identity as an index file records it.
+func (d *digestedFile) identity() (catalogIdentity, error) {
+	id := catalogIdentity{size: d.st.Size(), mtime: d.st.ModTime().UnixNano(), settings: d.settings}
+	// Every byte must go through the hash, even after the last line.
+	if _, err := io.Copy(d.sum, d.File); err != nil {
+		return id, fmt.Errorf("%s: %w", d.Name(), err)
+	}
+	d.sum.Sum(id.digest[:0])
+	return id, nil
 }
 
 // footer encodes an index file's footer.

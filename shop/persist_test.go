@@ -47,6 +47,39 @@ func writeCatalog(t *testing.T, dir string, n int, seed uint64) (string, []shop.
 	return path, products
 }
 
+// writeCatalogFile writes products, in their order, to a catalog file at path.
+func writeCatalogFile(t testing.TB, path string, products []shop.Product) {
+	t.Helper()
+	w, err := shop.CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range products {
+		if err := w.Write(&products[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// memoryIndex builds the index of products in memory, taking ownership of
+// the slice as NewCatalog does: the reference the index files are checked
+// against.
+func memoryIndex(t testing.TB, products []shop.Product) *shop.Index {
+	t.Helper()
+	cat, err := shop.NewCatalog(products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
 // logLines collects a logger's output.
 type logLines struct{ bytes.Buffer }
 
@@ -179,14 +212,7 @@ func TestIndexFile(t *testing.T) {
 	for _, kind := range workload.AdversarialKinds {
 		queries = append(queries, workload.Adversarial(workload.Slice(products), kind, 100, 2)...)
 	}
-	cat, err := shop.NewCatalog(products)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := memoryIndex(t, products)
 
 	var log logLines
 	first, info := openIndexFile(t, path, "", log.logger())
@@ -343,14 +369,7 @@ func checkUnwritable(t *testing.T, dir, cause string) {
 	if len(entries) != 0 {
 		t.Fatalf("files left behind: %v", entries)
 	}
-	cat, err := shop.NewCatalog(products)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := memoryIndex(t, products)
 	sameResults(t, want, idx, workload.Queries(workload.Slice(products), 200, 1))
 }
 
@@ -368,14 +387,7 @@ func TestIndexFile1M(t *testing.T) {
 	for _, kind := range workload.AdversarialKinds {
 		queries = append(queries, workload.Adversarial(workload.Slice(products), kind, 1000, 7)...)
 	}
-	cat, err := shop.NewCatalog(products)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := memoryIndex(t, products)
 	if _, info := openIndexFile(t, catalog, "", zerolog.Nop()); !info.Built {
 		t.Fatalf("first open: %+v, want built", info)
 	}
@@ -431,14 +443,7 @@ func TestIndexFileUnsortedCatalog(t *testing.T) {
 	dir := t.TempDir()
 	_, products := writeCatalog(t, t.TempDir(), 3000, 21)
 	path := writeShuffled(t, dir, products, seed)
-	cat, err := shop.NewCatalog(slices.Clone(products))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := memoryIndex(t, slices.Clone(products))
 	queries := workload.Queries(workload.Slice(products), 400, seed)
 	var log logLines
 	first, info := openIndexFile(t, path, "", log.logger())
@@ -468,18 +473,7 @@ func TestIndexFileUnsortedCatalog(t *testing.T) {
 func TestIndexFileDiskFills(t *testing.T) {
 	_, products := writeCatalog(t, t.TempDir(), 3000, 23)
 	sorted := filepath.Join(t.TempDir(), "catalog.jsonl")
-	w, err := shop.CreateFile(sorted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range products {
-		if err := w.Write(&products[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeCatalogFile(t, sorted, products)
 	shuffled := writeShuffled(t, t.TempDir(), products, 5)
 	// How large the file is, and how much of it the records take (the
 	// catalog's text: nearly all).
@@ -522,14 +516,7 @@ func TestIndexFileDiskFills(t *testing.T) {
 			if entries, err := os.ReadDir(fs.Dir); err != nil || len(entries) != 0 {
 				t.Fatalf("files left behind: %v (%v)", entries, err)
 			}
-			cat, err := shop.NewCatalog(slices.Clone(products))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{}, zerolog.Nop())
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := memoryIndex(t, slices.Clone(products))
 			sameResults(t, want, idx, workload.Queries(workload.Slice(products), 200, 3))
 		})
 	}

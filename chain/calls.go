@@ -22,24 +22,63 @@ type viewCall struct {
 	decode   func(values []any) error
 }
 
+// rawCall is one eth_call. done receives its output, or the JSON-RPC error the node answered
+// it with; an error from done fails the batch.
+type rawCall struct {
+	to   common.Address
+	data []byte
+	done func(out []byte, err error) error
+}
+
 // callBatch runs calls as eth_call batches pinned to one block, so a
-// snapshot is consistent even while the chain moves. Batches of
-// opts.BatchSize run opts.BatchParallelism at a time.
+// snapshot is consistent even while the chain moves.
 func (c *Client) callBatch(ctx context.Context, block uint64, calls []viewCall) error {
-	if len(calls) == 0 {
-		return nil
+	raws, err := rawViewCalls(calls)
+	if err != nil {
+		return err
 	}
-	blockTag := hexutil.EncodeUint64(block)
-	elems := make([]rpc.BatchElem, len(calls))
-	results := make([]hexutil.Bytes, len(calls))
+	return c.rawBatch(ctx, hexutil.EncodeUint64(block), raws)
+}
+
+// rawViewCalls packs calls, each decoded by its method's ABI; a call the node refuses becomes
+// the error classifyRevert gives it.
+func rawViewCalls(calls []viewCall) ([]rawCall, error) {
+	raws := make([]rawCall, len(calls))
 	for i, call := range calls {
 		data, err := call.contract.Pack(call.method, call.args...)
 		if err != nil {
-			return fmt.Errorf("pack %s: %w", call.method, err)
+			return nil, fmt.Errorf("pack %s: %w", call.method, err)
 		}
+		raws[i] = rawCall{to: call.to, data: data, done: func(out []byte, err error) error {
+			if err != nil {
+				return classifyRevert(fmt.Sprintf("%s%v", call.method, call.args), err)
+			}
+			values, err := call.contract.Unpack(call.method, out)
+			if err != nil {
+				return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
+			}
+			if err := call.decode(values); err != nil {
+				return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
+			}
+			return nil
+		}}
+	}
+	return raws, nil
+}
+
+// rawBatch runs calls as eth_call batches at blockTag: batches of opts.BatchSize,
+// opts.BatchParallelism at a time. Once every batch is answered, each call's done runs in
+// order; the first error wins.
+func (c *Client) rawBatch(ctx context.Context, blockTag string, calls []rawCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	elems := make([]rpc.BatchElem, len(calls))
+	results := make([]hexutil.Bytes, len(calls))
+	for i, call := range calls {
 		elems[i] = rpc.BatchElem{
 			Method: "eth_call",
-			Args:   []any{map[string]any{"to": call.to, "data": hexutil.Bytes(data)}, blockTag},
+			Args:   []any{map[string]any{"to": call.to, "data": hexutil.Bytes(call.data)}, blockTag},
 			Result: &results[i],
 		}
 	}
@@ -62,15 +101,8 @@ func (c *Client) callBatch(ctx context.Context, block uint64, calls []viewCall) 
 		return err
 	}
 	for i, call := range calls {
-		if elems[i].Error != nil {
-			return classifyRevert(fmt.Sprintf("%s%v", call.method, call.args), elems[i].Error)
-		}
-		values, err := call.contract.Unpack(call.method, results[i])
-		if err != nil {
-			return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
-		}
-		if err := call.decode(values); err != nil {
-			return fmt.Errorf("decode %s%v: %w", call.method, call.args, err)
+		if err := call.done(results[i], elems[i].Error); err != nil {
+			return err
 		}
 	}
 	return nil

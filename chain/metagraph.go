@@ -2,12 +2,14 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/netip"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Axon is where a neuron serves, decoded from the Metagraph precompile.
@@ -78,6 +80,9 @@ type Neuron struct {
 	Dividends       uint16    `json:"dividends"`
 	Vtrust          uint16    `json:"vtrust"`
 	Emission        uint64    `json:"emission_rao"`
+	// RegisteredAt is the block at which the uid's current hotkey registered on the subnet
+	// (subtensor's BlockAtRegistration). 0 when Metagraph.RegistrationKnown is false.
+	RegisteredAt uint64 `json:"registered_at"`
 }
 
 // Metagraph is a consistent snapshot of a subnet at one block.
@@ -85,6 +90,10 @@ type Metagraph struct {
 	Netuid  uint16   `json:"netuid"`
 	Block   uint64   `json:"block"`
 	Neurons []Neuron `json:"neurons"`
+	// RegistrationKnown: every neuron's RegisteredAt was read from the chain. False when the
+	// node has no StorageQuery precompile (an older runtime): then every RegisteredAt is 0 and
+	// only uids order the neurons.
+	RegistrationKnown bool `json:"registration_known"`
 }
 
 // ByHotkey finds the neuron registered with hotkey.
@@ -114,7 +123,8 @@ func (a *AccountID) UnmarshalText(b []byte) error {
 func U16ToFloat(v uint16) float64 { return float64(v) / 65535 }
 
 // Metagraph reads every uid of netuid at the current head in a few batched
-// round trips (one for the count, then ⌈uids·13 / BatchSize⌉ batches).
+// round trips (one for the count, then ⌈uids·13 / BatchSize⌉ batches,
+// BatchParallelism at a time).
 func (c *Client) Metagraph(ctx context.Context, netuid uint16) (*Metagraph, error) {
 	started := time.Now()
 	head, err := c.HeadNumber(ctx)
@@ -144,7 +154,9 @@ func checkUIDCount(n uint16) error {
 	return nil
 }
 
-// MetagraphAt reads the snapshot at a given block.
+// MetagraphAt reads the snapshot at a given block: per uid, the Metagraph precompile's twelve
+// getters and BlockAtRegistration through StorageQuery, all in the same batches. On a node
+// without StorageQuery the snapshot has RegistrationKnown false (see Metagraph).
 func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (*Metagraph, error) {
 	mgABI := &c.abis.metagraph
 	var count uint16
@@ -166,8 +178,10 @@ func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (
 		Protocol uint8    `abi:"protocol"`
 	}
 	axons := make([]rawAxon, count)
-	calls := make([]viewCall, 0, int(count)*13)
+	calls := make([]viewCall, 0, int(count)*12)
+	regKeys := make([][]byte, count)
 	for uid := range count {
+		regKeys[uid] = ItemBlockAtRegistration.UIDKey(netuid, uid)
 		n := &mg.Neurons[uid]
 		n.UID = uid
 		get := func(method string, decode func([]any) error) {
@@ -193,8 +207,27 @@ func (c *Client) MetagraphAt(ctx context.Context, netuid uint16, block uint64) (
 			return nil
 		})
 	}
-	if err := c.callBatch(ctx, block, calls); err != nil {
+	raws, err := rawViewCalls(calls)
+	if err != nil {
 		return nil, fmt.Errorf("metagraph netuid %d: %w", netuid, err)
+	}
+	regs := newStorageReads(regKeys)
+	blockTag := hexutil.EncodeUint64(block)
+	if err := c.rawBatch(ctx, blockTag, append(raws, regs.calls()...)); err != nil {
+		return nil, fmt.Errorf("metagraph netuid %d: %w", netuid, err)
+	}
+	switch err := regs.settle(ctx, c, blockTag); {
+	case errors.Is(err, ErrNoStorageQuery):
+		c.log.Debug().Err(err).Msg("metagraph without registration blocks")
+	case err != nil:
+		return nil, fmt.Errorf("metagraph netuid %d: registration blocks: %w", netuid, err)
+	default:
+		mg.RegistrationKnown = true
+		for uid, raw := range regs.out {
+			if mg.Neurons[uid].RegisteredAt, err = ItemBlockAtRegistration.decode(raw); err != nil {
+				return nil, fmt.Errorf("metagraph netuid %d uid %d: %w", netuid, uid, err)
+			}
+		}
 	}
 	for uid, raw := range axons {
 		ip, err := decodeAxonIP(raw.Ip, raw.IpType)

@@ -59,67 +59,95 @@ func (s Storage) Raw(ctx context.Context, key []byte) ([]byte, error) {
 	return out[0], nil
 }
 
-// query reads keys in one JSON-RPC batch at blockTag. An empty output is a missing entry only
-// if the precompile exists: the first time one is seen, a probe decides (see probeKey), and a
-// precompile once found is remembered for the client's lifetime.
+// query reads keys at blockTag (nil for a missing entry), in as few round trips as the
+// client's batch size allows.
 func (s Storage) query(ctx context.Context, blockTag string, keys [][]byte) ([][]byte, error) {
-	elems := make([]rpc.BatchElem, len(keys))
-	results := make([]hexutil.Bytes, len(keys))
-	for i, key := range keys {
-		elems[i] = rpc.BatchElem{
-			Method: "eth_call",
-			Args:   []any{map[string]any{"to": StorageQueryAddress, "data": hexutil.Bytes(key)}, blockTag},
-			Result: &results[i],
-		}
-	}
-	cctx, cancel := context.WithTimeout(ctx, s.c.opts.CallTimeout)
-	defer cancel()
-	if err := s.c.withRedial(cctx, func() error { return s.c.rpc.BatchCallContext(cctx, elems) }); err != nil {
-		s.c.metrics.rpcErrors.Inc()
+	r := newStorageReads(keys)
+	if err := s.c.rawBatch(ctx, blockTag, r.calls()); err != nil {
 		return nil, fmt.Errorf("storage query: %w", err)
 	}
-	out := make([][]byte, len(keys))
-	missing := false
-	for i, e := range elems {
-		if e.Error != nil {
-			// StorageQuery itself never fails on a key with an authorized prefix: whatever
-			// reverted here is not it.
-			if isRevert(e.Error) {
-				return nil, fmt.Errorf("%w: key %x: %v", ErrNoStorageQuery, keys[i], e.Error)
+	if err := r.settle(ctx, s.c, blockTag); err != nil {
+		return nil, err
+	}
+	return r.out, nil
+}
+
+// storageReads are StorageQuery reads that travel in a batch, possibly beside other calls.
+// After the batch, settle says whether the answers hold: an empty output is a missing entry
+// only if the precompile exists. The first time one is seen, a probe decides (see probeKey),
+// and a precompile once found is remembered for the client's lifetime.
+type storageReads struct {
+	keys   [][]byte
+	out    [][]byte // the raw values; nil: no entry
+	absent error    // set when a read reverted: whatever answered is not StorageQuery
+}
+
+func newStorageReads(keys [][]byte) *storageReads {
+	return &storageReads{keys: keys, out: make([][]byte, len(keys))}
+}
+
+// calls returns one eth_call per key, to add to a batch.
+func (r *storageReads) calls() []rawCall {
+	calls := make([]rawCall, len(r.keys))
+	for i, key := range r.keys {
+		calls[i] = rawCall{to: StorageQueryAddress, data: key, done: func(out []byte, err error) error {
+			if err != nil {
+				// StorageQuery itself never fails on a key with an authorized prefix: whatever
+				// reverted here is not it.
+				if isRevert(err) {
+					if r.absent == nil {
+						r.absent = fmt.Errorf("%w: key %x: %v", ErrNoStorageQuery, key, err)
+					}
+					return nil
+				}
+				return fmt.Errorf("storage query key %x: %w", key, err)
 			}
-			return nil, fmt.Errorf("storage query key %x: %w", keys[i], e.Error)
-		}
-		if len(results[i]) == 0 {
-			missing = true
-			continue
-		}
-		out[i] = results[i]
+			if len(out) > 0 {
+				r.out[i] = out
+			}
+			return nil
+		}}
+	}
+	return calls
+}
+
+// settle returns ErrNoStorageQuery when the node has no StorageQuery precompile, nil when the
+// answers stand, or the probe's error.
+func (r *storageReads) settle(ctx context.Context, c *Client, blockTag string) error {
+	if r.absent != nil {
+		return r.absent
+	}
+	missing := false
+	for _, out := range r.out {
+		missing = missing || out == nil
 	}
 	if !missing {
-		if len(keys) > 0 {
-			s.c.storageQuery.Store(true)
+		if len(r.keys) > 0 {
+			c.storageQuery.Store(true)
 		}
-		return out, nil
+		return nil
 	}
-	if s.c.storageQuery.Load() {
-		return out, nil
+	if c.storageQuery.Load() {
+		return nil
 	}
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
 	var probe hexutil.Bytes
-	err := s.c.withRedial(cctx, func() error {
-		return s.c.rpc.CallContext(cctx, &probe, "eth_call",
+	err := c.withRedial(cctx, func() error {
+		return c.rpc.CallContext(cctx, &probe, "eth_call",
 			map[string]any{"to": StorageQueryAddress, "data": hexutil.Bytes(probeKey)}, blockTag)
 	})
 	var rpcErr rpc.Error
 	switch {
 	case errors.As(err, &rpcErr):
 		// Refused a key without an authorized prefix: the precompile is there.
-		s.c.storageQuery.Store(true)
-		return out, nil
+		c.storageQuery.Store(true)
+		return nil
 	case err != nil:
-		s.c.metrics.rpcErrors.Inc()
-		return nil, fmt.Errorf("storage query probe: %w", err)
+		c.metrics.rpcErrors.Inc()
+		return fmt.Errorf("storage query probe: %w", err)
 	default:
-		return nil, ErrNoStorageQuery
+		return ErrNoStorageQuery
 	}
 }
 
@@ -183,6 +211,17 @@ func (s Storage) MinerBurned(ctx context.Context, netuid uint16) (U96F32, error)
 		return U96F32{}, fmt.Errorf("storage %s netuid %d: %w", ItemMinerBurned.Name, netuid, err)
 	}
 	return v, nil
+}
+
+// BlockAtRegistration is the block at which uid's current hotkey registered on netuid
+// (default 0).
+func (s Storage) BlockAtRegistration(ctx context.Context, netuid, uid uint16) (uint64, error) {
+	it := ItemBlockAtRegistration
+	raw, err := s.Raw(ctx, it.UIDKey(netuid, uid))
+	if err != nil {
+		return 0, fmt.Errorf("storage %s netuid %d uid %d: %w", it.Name, netuid, uid, err)
+	}
+	return it.decode(raw)
 }
 
 // CommitRevealWeightsVersion is the chain-wide commit-reveal version (default 4).

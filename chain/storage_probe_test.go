@@ -3,8 +3,10 @@ package chain_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -25,6 +27,8 @@ type fakeNode struct {
 	answer func(key []byte) (hexutil.Bytes, error)
 	// probe answers the probe key.
 	probe func() (hexutil.Bytes, error)
+	// metagraph, if set, answers calls to the Metagraph precompile (0x802).
+	metagraph func(data []byte) (hexutil.Bytes, error)
 }
 
 type fakeEth struct{ n *fakeNode }
@@ -38,6 +42,9 @@ type callArgs struct {
 }
 
 func (f fakeEth) Call(args callArgs, block string) (hexutil.Bytes, error) {
+	if args.To == chain.MetagraphAddress && f.n.metagraph != nil {
+		return f.n.metagraph(args.Data)
+	}
 	if args.To != chain.StorageQueryAddress {
 		return nil, errors.New("unexpected call")
 	}
@@ -125,6 +132,80 @@ func TestStorageProbe(t *testing.T) {
 			}
 			if got := n.probeCount(); got != tc.wantProbes {
 				t.Fatalf("%d probes, want %d", got, tc.wantProbes)
+			}
+		})
+	}
+}
+
+// twoUIDs answers the Metagraph precompile for a subnet of two uids whose every getter reads
+// zero.
+func twoUIDs(t *testing.T) func(data []byte) (hexutil.Bytes, error) {
+	t.Helper()
+	mg, err := chain.ParseABI("metagraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(data []byte) (hexutil.Bytes, error) {
+		m, err := mg.MethodById(data[:4])
+		if err != nil {
+			return nil, err
+		}
+		if m.Name == "getUidCount" {
+			return m.Outputs.Pack(uint16(2))
+		}
+		// Every output of a getter is static: one zero word per field of its flattened outputs.
+		words := 0
+		for _, o := range m.Outputs {
+			words += max(len(o.Type.TupleElems), 1)
+		}
+		return make(hexutil.Bytes, 32*words), nil
+	}
+}
+
+// TestMetagraphRegistrationAnswers: how a metagraph snapshot treats what a node answers for
+// the registration blocks, against node behaviours the devnet cannot show.
+func TestMetagraphRegistrationAnswers(t *testing.T) {
+	u64 := func(v uint64) hexutil.Bytes { return binary.LittleEndian.AppendUint64(nil, v) }
+	uid0 := chain.ItemBlockAtRegistration.UIDKey(1, 0)
+	for _, tc := range []struct {
+		name    string
+		answer  func(key []byte) (hexutil.Bytes, error)
+		probe   func() (hexutil.Bytes, error)
+		wantErr string // "": the snapshot succeeds
+		known   bool
+		blocks  []uint64
+	}{
+		{"values", func([]byte) (hexutil.Bytes, error) { return u64(7), nil }, frontierInvalidKey, "", true, []uint64{7, 7}},
+		{"one entry missing, precompile there", func(key []byte) (hexutil.Bytes, error) {
+			if bytes.Equal(key, uid0) {
+				return u64(41273), nil
+			}
+			return hexutil.Bytes{}, nil
+		}, frontierInvalidKey, "", true, []uint64{41273, 0}},
+		{"no precompile: empty successes", func([]byte) (hexutil.Bytes, error) { return hexutil.Bytes{}, nil }, emptySuccess, "", false, []uint64{0, 0}},
+		{"something else at 0x807 reverts", func([]byte) (hexutil.Bytes, error) { return nil, errors.New("execution reverted") }, frontierInvalidKey, "", false, []uint64{0, 0}},
+		{"a node error fails the snapshot", func([]byte) (hexutil.Bytes, error) { return nil, errors.New("database unavailable") }, frontierInvalidKey, "database unavailable", false, nil},
+		{"a u32 fails the snapshot", func([]byte) (hexutil.Bytes, error) { return hexutil.Bytes{1, 0, 0, 0}, nil }, frontierInvalidKey, "4-byte value, want 8", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := serveFake(t, &fakeNode{answer: tc.answer, probe: tc.probe, metagraph: twoUIDs(t)})
+			mg, err := c.MetagraphAt(context.Background(), 1, 100)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("snapshot: %v, want an error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("snapshot: %v", err)
+			}
+			if mg.RegistrationKnown != tc.known || len(mg.Neurons) != 2 {
+				t.Fatalf("RegistrationKnown %v with %d neurons, want %v with 2", mg.RegistrationKnown, len(mg.Neurons), tc.known)
+			}
+			for uid, want := range tc.blocks {
+				if got := mg.Neurons[uid].RegisteredAt; got != want {
+					t.Errorf("uid %d: RegisteredAt %d, want %d", uid, got, want)
+				}
 			}
 		})
 	}

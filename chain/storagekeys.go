@@ -93,17 +93,26 @@ func StorageMapKey(pallet, item string, h Hasher, encodedKey []byte) []byte {
 	return append(StoragePrefix(pallet, item), h.Hash(encodedKey)...)
 }
 
+// StorageDoubleMapKey is the key of one StorageDoubleMap entry:
+// StoragePrefix ‖ h1(encodedKey1) ‖ h2(encodedKey2).
+func StorageDoubleMapKey(pallet, item string, h1 Hasher, encodedKey1 []byte, h2 Hasher, encodedKey2 []byte) []byte {
+	return append(StorageMapKey(pallet, item, h1, encodedKey1), h2.Hash(encodedKey2)...)
+}
+
 // SubtensorPallet is the storage prefix of subtensor's pallet (its name in construct_runtime).
 const SubtensorPallet = "SubtensorModule"
 
-// StorageItem is one SubtensorModule item the reader decodes: a StorageValue, or a StorageMap
-// keyed by NetUid (a u16, SCALE little-endian). Every item here is a ValueQuery: a missing
-// entry reads as Default.
+// StorageItem is one SubtensorModule item the reader decodes: a StorageValue, a StorageMap
+// keyed by NetUid (a u16, SCALE little-endian), or a StorageDoubleMap keyed by (NetUid, u16
+// uid). Every item here is a ValueQuery: a missing entry reads as Default.
 type StorageItem struct {
 	Name   string // the item's name in pallets/subtensor/src/lib.rs
 	Map    bool   // keyed by netuid; false: a StorageValue
-	Hasher Hasher // the map's hasher
-	Size   int    // bytes of the SCALE-encoded value (all values here are fixed-size)
+	Hasher Hasher // the map's hasher (of the netuid)
+	// ByUID: a StorageDoubleMap whose second key is a uid (u16), hashed with UIDHasher.
+	ByUID     bool
+	UIDHasher Hasher
+	Size      int // bytes of the SCALE-encoded value (all values here are fixed-size)
 	// Default is the pallet's default, as the little-endian integer the value encodes (the
 	// raw bits for MinerBurned's U96F32, whose default 0 fits).
 	Default uint64
@@ -120,14 +129,26 @@ var (
 	ItemMechanismCountCurrent      = StorageItem{Name: "MechanismCountCurrent", Map: true, Hasher: HasherTwox64Concat, Size: 1, Default: 1}
 	ItemMinerBurned                = StorageItem{Name: "MinerBurned", Map: true, Hasher: HasherIdentity, Size: 16}
 	ItemCommitRevealWeightsVersion = StorageItem{Name: "CommitRevealWeightsVersion", Size: 2, Default: 4}
+	ItemBlockAtRegistration        = StorageItem{Name: "BlockAtRegistration", Map: true, Hasher: HasherIdentity,
+		ByUID: true, UIDHasher: HasherIdentity, Size: 8}
 )
 
-// Key is the item's storage key for netuid (ignored for a StorageValue).
+// Key is the item's storage key for netuid (ignored for a StorageValue). For a ByUID item it
+// is the prefix every uid's entry of netuid shares; UIDKey is an entry's key.
 func (it StorageItem) Key(netuid uint16) []byte {
 	if !it.Map {
 		return StoragePrefix(SubtensorPallet, it.Name)
 	}
 	return StorageMapKey(SubtensorPallet, it.Name, it.Hasher, binary.LittleEndian.AppendUint16(nil, netuid))
+}
+
+// UIDKey is the storage key of a ByUID item's entry for (netuid, uid).
+func (it StorageItem) UIDKey(netuid, uid uint16) []byte {
+	if !it.ByUID {
+		panic(fmt.Sprintf("chain: storage item %s is not keyed by uid", it.Name))
+	}
+	return StorageDoubleMapKey(SubtensorPallet, it.Name, it.Hasher, binary.LittleEndian.AppendUint16(nil, netuid),
+		it.UIDHasher, binary.LittleEndian.AppendUint16(nil, uid))
 }
 
 // decode checks a raw value's size and returns it as a little-endian integer (sizes up to 8);

@@ -119,6 +119,50 @@ func TestStorageKeys(t *testing.T) {
 	}
 }
 
+// TestBlockAtRegistrationKeys checks the double map's keys: (netuid 1, uid 0) is an entry of
+// subtensor's raonet chain spec (scripts/specs/raonet.json:268, value 0x0000000000000000, the
+// genesis neuron registered at block 0); the others are derived by hand as prefix ‖
+// twox_128("BlockAtRegistration") ‖ netuid ‖ uid, both Identity-hashed little-endian u16s.
+func TestBlockAtRegistrationKeys(t *testing.T) {
+	const prefix = "658faa385070e074c85bf6b568cf0555" + "5306000b65aa58c97bf98ad9f8619049"
+	for _, tc := range []struct {
+		name        string
+		netuid, uid uint16
+		want        string
+	}{
+		{"raonet.json:268", 1, 0, prefix + "0100" + "0000"},
+		{"netuid 15 uid 7", 15, 7, prefix + "0f00" + "0700"},
+		{"netuid 1 uid 255", 1, 255, prefix + "0100" + "ff00"},
+		{"netuid 1 uid 256", 1, 256, prefix + "0100" + "0001"},
+		{"netuid 300 uid 4095", 300, 4095, prefix + "2c01" + "ff0f"},
+		{"netuid 65535 uid 65535", 65535, 65535, prefix + "ffff" + "ffff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hex.EncodeToString(ItemBlockAtRegistration.UIDKey(tc.netuid, tc.uid)); got != tc.want {
+				t.Errorf("key = %s\n want %s", got, tc.want)
+			}
+		})
+	}
+	// The item prefix of every uid of a netuid is what Key gives.
+	if got := hex.EncodeToString(ItemBlockAtRegistration.Key(1)); got != prefix+"0100" {
+		t.Errorf("Key(1) = %s, want %s", got, prefix+"0100")
+	}
+	// Hashers apply to their own key: a Twox64Concat second key hashes the uid alone.
+	uid := binary.LittleEndian.AppendUint16(nil, 7)
+	got := StorageDoubleMapKey(SubtensorPallet, "BlockAtRegistration", HasherIdentity, []byte{1, 0}, HasherTwox64Concat, uid)
+	want := unhex(t, prefix+"0100")
+	want = binary.LittleEndian.AppendUint64(want, xxh64Short(uid, 0))
+	if want = append(want, uid...); !bytes.Equal(got, want) {
+		t.Errorf("Twox64Concat uid: key %x, want %x", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("UIDKey of an item not keyed by uid did not panic")
+		}
+	}()
+	ItemTempo.UIDKey(1, 0)
+}
+
 // TestStorageKeysByHand compares Key with keys derived by hand for netuids around the u16
 // byte boundaries, for both netuid hashers.
 func TestStorageKeysByHand(t *testing.T) {
@@ -218,6 +262,10 @@ func TestStorageDecode(t *testing.T) {
 		{"CommitRevealWeightsVersion missing: 4", ItemCommitRevealWeightsVersion, "", 4, false},
 		{"CommitRevealWeightsVersion", ItemCommitRevealWeightsVersion, "0300", 3, false},
 		{"MinerBurned is not an integer", ItemMinerBurned, "00000000000000000000000000000000", 0, true},
+		{"BlockAtRegistration raonet value", ItemBlockAtRegistration, "0000000000000000", 0, false},
+		{"BlockAtRegistration", ItemBlockAtRegistration, "39a1000000000000", 41273, false},
+		{"BlockAtRegistration missing: 0", ItemBlockAtRegistration, "", 0, false},
+		{"BlockAtRegistration u32 is not u64", ItemBlockAtRegistration, "39a10000", 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.item.decode(unhex(t, tc.raw))

@@ -14,8 +14,8 @@ import (
 )
 
 // fakeEth is a hostile JSON-RPC node: getUidCount returns whatever count
-// says, every other eth_call returns zero words. It counts the per-uid calls
-// so a test can tell whether the client believed the count.
+// says, StorageQuery a u64 zero, every other eth_call zero words. It counts
+// the per-uid calls so a test can tell whether the client believed the count.
 type fakeEth struct {
 	count    uint16
 	selector string // hex selector of getUidCount
@@ -37,6 +37,9 @@ func (f *fakeEth) Call(args map[string]any, block string) (hexutil.Bytes, error)
 		return out, nil
 	}
 	f.perUID.Add(1)
+	if to, _ := args["to"].(string); strings.EqualFold(to, StorageQueryAddress.Hex()) {
+		return make([]byte, 8), nil // BlockAtRegistration
+	}
 	return make([]byte, 6*32), nil // wide enough for getAxon's tuple
 }
 
@@ -56,7 +59,7 @@ func TestMetagraphUIDCountBound(t *testing.T) {
 		wantErr    string
 		wantPerUID int64
 	}{
-		{"small", 3, "", 3 * 12},
+		{"small", 3, "", 3 * 13},
 		{"zero", 0, "", 0},
 		{"above bound", MaxUIDs + 1, "more than the 4096", 0},
 		{"u16 max", 65535, "node reports 65535 uids", 0},
@@ -85,7 +88,7 @@ func TestMetagraphUIDCountBound(t *testing.T) {
 			} else if len(mg.Neurons) != int(tt.count) {
 				t.Fatalf("%d neurons, want %d", len(mg.Neurons), tt.count)
 			}
-			// Per uid: 11 scalar getters plus getAxon.
+			// Per uid: 11 scalar getters, getAxon and BlockAtRegistration.
 			if got := fake.perUID.Load(); got != tt.wantPerUID {
 				t.Fatalf("%d per-uid eth_calls, want %d", got, tt.wantPerUID)
 			}

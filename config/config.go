@@ -256,7 +256,7 @@ func Default() Config {
 			MaxConcurrentEpisodes: 4,
 		},
 		Race: RaceConfig{Floor: 0.2, RatioStart: 0.8, RatioFloor: 0.7, DecayBlocks: 7200, Margin: 0.01,
-			Confidence: 0.95, TieMargin: 0.05, WindowBlocks: 50400},
+			Confidence: 0.95, TieMargin: 0.02, WindowBlocks: 50400},
 		Weights: WeightsConfig{Policy: "winner_take_all", TopShare: 0.7, TailShare: 0.3},
 		Judge:   JudgeConfig{Kind: "grounding", TemplateCap: 0.4, OnUnavailable: "void"},
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -72,6 +73,11 @@ type Options struct {
 	// so the others race without it first and it must take the crown
 	// from whoever leads by then.
 	BestArrivesAfter int
+	// Reregistered lists miners (indices into the miners, 0 the first)
+	// whose uid is registered again after setup, in this order, so that on
+	// chain they are the latest registered whatever their uid (tests of
+	// the race's registration order).
+	Reregistered []int
 	// DrawSeed, if set, makes race draws deterministic (tests comparing runs).
 	DrawSeed func(window uint64) uint64
 	// WrapListener, if set, wraps each miner's listener (tests record
@@ -146,10 +152,12 @@ func FastTimings(cfg config.Config) config.Config {
 
 // MinerInfo describes one reference miner.
 type MinerInfo struct {
-	UID      uint16
-	Skill    float64
-	Address  string
-	Endpoint string
+	UID   uint16
+	Skill float64
+	// RegisteredAt is the block the miner's hotkey registered at.
+	RegisteredAt uint64
+	Address      string
+	Endpoint     string
 	// ArrivesAt is the block from which the miner's axon is on chain (0:
 	// from the start; see Options.BestArrivesAfter).
 	ArrivesAt uint64
@@ -347,7 +355,29 @@ func (a *Arena) startMiners(ctx context.Context, opts Options, raceEvery uint64)
 		return err
 	}
 	defer client.Close()
-	for i, acct := range a.Devnet.ByRole("miner") {
+	miners := a.Devnet.ByRole("miner")
+	// A miner registered again gets a fresh key (a hotkey registers on a
+	// subnet once); the admin announces its axon, since the new account
+	// holds no funds for the transaction.
+	fresh := map[int]*chain.Signer{}
+	for _, i := range opts.Reregistered {
+		if i < 0 || i >= len(miners) {
+			return fmt.Errorf("re-registered miner %d: there are %d miners", i, len(miners))
+		}
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			return err
+		}
+		fresh[i] = chain.NewSigner(key)
+		if _, err := a.Devnet.ReplaceNeuron(ctx, miners[i].UID, fresh[i].Address, 0, false); err != nil {
+			return fmt.Errorf("miner uid %d: register again: %w", miners[i].UID, err)
+		}
+	}
+	for i, acct := range miners {
+		signer := acct.Signer()
+		if s, ok := fresh[i]; ok {
+			signer = s
+		}
 		skill := 1.0
 		switch {
 		case len(opts.Skills) > 0:
@@ -365,7 +395,7 @@ func (a *Arena) startMiners(ctx context.Context, opts Options, raceEvery uint64)
 		if opts.WrapAgent != nil {
 			agent = opts.WrapAgent(agent)
 		}
-		srv, err := episode.NewServer(episode.ServerOptions{Signer: acct.Signer(), Agent: agent}, a.log.With().Uint16("miner_uid", acct.UID).Logger(), nil)
+		srv, err := episode.NewServer(episode.ServerOptions{Signer: signer, Agent: agent}, a.log.With().Uint16("miner_uid", acct.UID).Logger(), nil)
 		if err != nil {
 			return err
 		}
@@ -379,8 +409,16 @@ func (a *Arena) startMiners(ctx context.Context, opts Options, raceEvery uint64)
 		a.servers, a.lns = append(a.servers, srv), append(a.lns, ln)
 		ap := netip.MustParseAddrPort(ln.Addr().String())
 		axon := chain.Axon{IP: ap.Addr(), Port: ap.Port(), Version: episode.Version}
-		info := MinerInfo{UID: acct.UID, Skill: skill, Address: acct.Address.Hex(), Endpoint: ln.Addr().String()}
-		if i == 0 && opts.BestArrivesAfter > 0 {
+		registered, err := a.Devnet.RegisteredAt(ctx, acct.UID)
+		if err != nil {
+			return fmt.Errorf("miner uid %d: registration block: %w", acct.UID, err)
+		}
+		info := MinerInfo{UID: acct.UID, Skill: skill, Address: signer.Address.Hex(), Endpoint: ln.Addr().String(), RegisteredAt: registered}
+		if _, ok := fresh[i]; ok {
+			if err := a.Devnet.SetAxon(ctx, acct.UID, axon); err != nil {
+				return fmt.Errorf("miner uid %d: set axon: %w", acct.UID, err)
+			}
+		} else if i == 0 && opts.BestArrivesAfter > 0 {
 			info.ArrivesAt = uint64(opts.BestArrivesAfter) * raceEvery
 			a.late = append(a.late, lateAxon{uid: acct.UID, signer: acct.Signer(), axon: axon, at: info.ArrivesAt})
 		} else if _, err := client.ServeAxon(ctx, acct.Signer(), a.Devnet.Netuid(), axon); err != nil {

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,27 +30,93 @@ type Miner struct {
 	// Success is the true chance of solving a problem, per Scenario.Types
 	// entry.
 	Success []float64 `json:"success"`
+	// Quality is, with judged scores, the chance of each rung of the
+	// judge's ladder (QualityLadder) on a solved problem; nil takes
+	// DefaultQuality.
+	Quality []float64 `json:"quality,omitempty"`
 	// ArrivesDay is when the miner registers and runs its qualifying set.
 	ArrivesDay float64 `json:"arrives_day"`
+	// RegisteredAt orders the miners' registrations on chain (subtensor's
+	// BlockAtRegistration): racers the rule cannot tell apart are ordered
+	// by it, then by uid.
+	RegisteredAt uint64 `json:"registered_at"`
+	// StopsDay, when positive, is the day from which the miner no longer
+	// serves: every problem it races scores 0.
+	StopsDay float64 `json:"stops_day,omitempty"`
 	// Incumbent miners lead on every validator at the start (at most one).
 	Incumbent bool `json:"incumbent,omitempty"`
 }
 
-// mean is the miner's success over the type mix.
-func (m Miner) mean(types []Type) float64 {
+// QualityLadder is the judge's q for each rung (docs/scoring.md, "Reasoning
+// judge"): a think that does not refer to results, one that refers but
+// cites no datum, one that cites but does not compare, one that compares.
+var QualityLadder = []float64{0.3, 0.5, 0.7, 0.9}
+
+// DefaultQuality is the rung mix of a careful agent: the reference
+// heuristic at full skill averages q 0.81 (docs/scoring.md), this mix 0.78.
+var DefaultQuality = []float64{0.05, 0.10, 0.25, 0.60}
+
+// coefficient is ORO's reasoning coefficient c(q) (scoring.Final).
+func coefficient(q float64) float64 {
+	if q >= 0.8 {
+		return 1
+	}
+	return 0.3 + 0.7*q/0.8
+}
+
+func (m Miner) quality() []float64 {
+	if m.Quality == nil {
+		return DefaultQuality
+	}
+	return m.Quality
+}
+
+// meanCoefficient is the miner's expected c(q) on a solved problem.
+func (m Miner) meanCoefficient() float64 {
+	var c float64
+	for i, p := range m.quality() {
+		c += p * coefficient(QualityLadder[i])
+	}
+	return c
+}
+
+// mean is the miner's expected score per problem over the type mix: its
+// success, times its expected c(q) when scores are judged.
+func (m Miner) mean(sc Scenario) float64 {
 	var s, w float64
-	for i, t := range types {
+	for i, t := range sc.Types {
 		s += t.Share * m.Success[i]
 		w += t.Share
 	}
+	if sc.Scores == ScoresJudged {
+		return s / w * m.meanCoefficient()
+	}
 	return s / w
 }
+
+// Score models.
+const (
+	// ScoresBinary scores a problem 1 when solved, else 0.
+	ScoresBinary = "binary"
+	// ScoresJudged scores it success × c(q), q drawn from the miner's
+	// Quality: the daemon's final score.
+	ScoresJudged = "judged"
+)
 
 // Scenario is one simulated subnet.
 type Scenario struct {
 	Validators int     `json:"validators"`
 	Miners     []Miner `json:"miners"`
 	Types      []Type  `json:"types"`
+	// Scores is ScoresJudged (the daemon's final scores) or ScoresBinary.
+	Scores string `json:"scores"`
+	// VoidShare is the chance that a race is void (its trajectories could
+	// not be judged): no heat, the standing unchanged.
+	VoidShare float64 `json:"void_share,omitempty"`
+	// RaceBlocks is how long a race takes; when it is longer than
+	// RaceEveryBlocks the next race starts when it ends, as the daemon
+	// does (0: a race ends within its window).
+	RaceBlocks uint64 `json:"race_blocks,omitempty"`
 	// Correlation is the per-problem difficulty correlation: with this
 	// probability a problem is decisive, and its shared difficulty decides
 	// every miner's outcome on it (a miner of success p solves it when the
@@ -85,6 +152,12 @@ func (sc Scenario) Validate() error {
 	if len(sc.Types) == 0 {
 		errs = append(errs, errors.New("at least one problem type is needed"))
 	}
+	if sc.Scores != ScoresBinary && sc.Scores != ScoresJudged {
+		errs = append(errs, fmt.Errorf("scores %q must be %q or %q", sc.Scores, ScoresJudged, ScoresBinary))
+	}
+	if !(sc.VoidShare >= 0 && sc.VoidShare < 1) {
+		errs = append(errs, fmt.Errorf("void share %v must be in [0, 1)", sc.VoidShare))
+	}
 	for _, t := range sc.Types {
 		if !(t.Share > 0) || math.IsInf(t.Share, 0) {
 			errs = append(errs, fmt.Errorf("type %q share %v must be positive", t.Name, t.Share))
@@ -107,6 +180,21 @@ func (sc Scenario) Validate() error {
 		}
 		if m.ArrivesDay < 0 || math.IsNaN(m.ArrivesDay) {
 			errs = append(errs, fmt.Errorf("miner uid %d arrival day %v is negative", m.UID, m.ArrivesDay))
+		}
+		if m.StopsDay < 0 || math.IsNaN(m.StopsDay) {
+			errs = append(errs, fmt.Errorf("miner uid %d stop day %v is negative", m.UID, m.StopsDay))
+		}
+		if m.Quality != nil {
+			total := 0.0
+			for _, p := range m.Quality {
+				if math.IsNaN(p) || p < 0 {
+					total = math.NaN()
+				}
+				total += p
+			}
+			if len(m.Quality) != len(QualityLadder) || math.Abs(total-1) > 1e-9 {
+				errs = append(errs, fmt.Errorf("miner uid %d quality %v must be %d chances summing to 1", m.UID, m.Quality, len(QualityLadder)))
+			}
 		}
 		if m.Incumbent {
 			incumbents++
@@ -150,12 +238,14 @@ func (sc Scenario) Validate() error {
 // blocksPerDay is how many blocks a day holds at the scenario's block time.
 func (sc Scenario) blocksPerDay() float64 { return 86400 / sc.BlockSeconds }
 
-// Best is the truly best miner: the highest mean success over the type
-// mix, the lower uid on a tie.
+// Best is the intended winner: the highest expected score over the type
+// mix; among equals (copies of one agent) the earliest registered, then
+// the lower uid.
 func (sc Scenario) Best() uint16 {
 	best := sc.Miners[0]
 	for _, m := range sc.Miners[1:] {
-		if mb, bb := m.mean(sc.Types), best.mean(sc.Types); mb > bb || mb == bb && m.UID < best.UID {
+		mb, bb := m.mean(sc), best.mean(sc)
+		if mb > bb || mb == bb && (m.RegisteredAt < best.RegisteredAt || m.RegisteredAt == best.RegisteredAt && m.UID < best.UID) {
 			best = m
 		}
 	}
@@ -194,10 +284,15 @@ type Result struct {
 	Best       uint16 `json:"best_uid"`
 	// CrownedShare, AllAgreeShare and AllAgreeBestShare are those of the
 	// last checkpoint (the end of the last day).
-	CrownedShare      float64      `json:"crowned_share"`
-	AllAgreeShare     float64      `json:"all_agree_share"`
-	AllAgreeBestShare float64      `json:"all_agree_best_share"`
-	Checkpoints       []Checkpoint `json:"checkpoints"`
+	CrownedShare      float64 `json:"crowned_share"`
+	AllAgreeShare     float64 `json:"all_agree_share"`
+	AllAgreeBestShare float64 `json:"all_agree_best_share"`
+	// BestIncentive is the mean Yuma incentive of the intended winner (the
+	// earliest-registered copy when there are copies) and MeanVtrust the
+	// mean validator trust, both at the last checkpoint.
+	BestIncentive float64      `json:"best_incentive"`
+	MeanVtrust    float64      `json:"mean_vtrust"`
+	Checkpoints   []Checkpoint `json:"checkpoints"`
 	// TimeToCrownHours describes, over validator×run pairs where the best
 	// miner did not lead from the start, the hours from its arrival to its
 	// first crown; NeverCrownedShare is the share in which that did not
@@ -352,17 +447,37 @@ func drawProblems(sc Scenario, rng *rand.Rand, n int) []problem {
 	return ps
 }
 
-// solve is a miner's outcome on one problem: on a decisive problem the
-// shared difficulty decides, otherwise the miner's own draw.
-func solve(rng *rand.Rand, m Miner, p problem) float64 {
+// solve is a miner's score on one problem: on a decisive problem the
+// shared difficulty decides whether it is solved, otherwise the miner's
+// own draw; a solved problem scores 1, or c(q) with q drawn from the
+// miner's quality when scores are judged. A miner that has stopped serving
+// scores 0.
+func solve(rng *rand.Rand, sc Scenario, m Miner, p problem, day float64) float64 {
 	u := p.difficulty
 	if !p.decisive {
 		u = rng.Float64()
 	}
-	if u < m.Success[p.typ] {
-		return 1
+	solved := u < m.Success[p.typ]
+	if sc.Scores != ScoresJudged {
+		if solved && (m.StopsDay == 0 || day < m.StopsDay) {
+			return 1
+		}
+		return 0
 	}
-	return 0
+	// The judge's draw is taken whether or not the problem was solved, so
+	// that a miner's luck on one problem does not shift its later draws.
+	x, rung := rng.Float64(), len(QualityLadder)-1
+	for i, q := range m.quality() {
+		if x < q {
+			rung = i
+			break
+		}
+		x -= q
+	}
+	if !solved || m.StopsDay > 0 && day >= m.StopsDay {
+		return 0
+	}
+	return coefficient(QualityLadder[rung])
 }
 
 func hotkey(uid uint16) string { return fmt.Sprintf("miner-%d", uid) }
@@ -376,30 +491,34 @@ func validatorOnce(sc Scenario, rng *rand.Rand) (validatorRun, error) {
 	qualify := func(m Miner, block uint64) {
 		var sum float64
 		for _, p := range public {
-			sum += solve(rng, m, p)
+			sum += solve(rng, sc, m, p, float64(block)/perDay)
 		}
-		qualified[m.UID] = race.Qualifying{UID: m.UID, Hotkey: hotkey(m.UID), Score: sum / float64(len(public)), QualifiedAt: block, Problems: len(public)}
+		qualified[m.UID] = race.Qualifying{UID: m.UID, Hotkey: hotkey(m.UID), Score: sum / float64(len(public)), QualifiedAt: block,
+			Problems: len(public), RegisteredAt: m.RegisteredAt}
 	}
 	var st race.State
 	for _, m := range sc.Miners {
 		if m.Incumbent {
 			qualify(m, 0)
 			q := qualified[m.UID]
-			st.Leader = &race.Leader{UID: m.UID, Hotkey: q.Hotkey, Qualifying: q.Score}
+			st.Leader = &race.Leader{UID: m.UID, Hotkey: q.Hotkey, Qualifying: q.Score, RegisteredAt: m.RegisteredAt}
 			if m.UID == best {
 				vr.crownHours = -2
 			}
 		}
 	}
 	arrival := map[uint16]uint64{}
+	byUID := make(map[uint16]Miner, len(sc.Miners))
 	for _, m := range sc.Miners {
 		arrival[m.UID] = uint64(m.ArrivesDay * perDay)
+		byUID[m.UID] = m
 	}
 
 	var (
 		history []race.Heat
 		ranked  []uint16
 		nextCP  int
+		cache   = race.NewCache()
 	)
 	lastBlock := uint64(sc.Days * perDay)
 	leaderUID := func() int {
@@ -416,7 +535,7 @@ func validatorOnce(sc Scenario, rng *rand.Rand) (validatorRun, error) {
 		}
 	}
 	var raceID uint64
-	for block := sc.RaceEveryBlocks; block <= lastBlock; block += sc.RaceEveryBlocks {
+	for block := sc.RaceEveryBlocks; block <= lastBlock; {
 		checkpoint(block - 1)
 		for _, m := range sc.Miners {
 			if _, ok := qualified[m.UID]; !ok && arrival[m.UID] <= block {
@@ -435,6 +554,7 @@ func validatorOnce(sc Scenario, rng *rand.Rand) (validatorRun, error) {
 		// No race without a qualified challenger: hidden problems are only
 		// spent when there is a decision to make.
 		if len(pre.Qualifiers) == 0 {
+			block += sc.RaceEveryBlocks
 			continue
 		}
 		racers := make([]uint16, 0, len(pre.Qualifiers)+1)
@@ -444,38 +564,54 @@ func validatorOnce(sc Scenario, rng *rand.Rand) (validatorRun, error) {
 		for _, q := range pre.Qualifiers {
 			racers = append(racers, q.UID)
 		}
+		if pre.Reference != nil {
+			racers = append(racers, pre.Reference.UID)
+		}
 		problems := drawProblems(sc, rng, sc.RaceProblems)
 		raceID++
+		day := float64(block) / perDay
 		heat := race.Heat{Race: raceID, Block: block, Problems: len(problems)}
 		for _, uid := range racers {
-			m := minerByUID(sc, uid)
+			m := byUID[uid]
 			scores := make([]float64, len(problems))
 			for k, p := range problems {
-				scores[k] = solve(rng, m, p)
+				scores[k] = solve(rng, sc, m, p, day)
 			}
 			heat.Racers = append(heat.Racers, race.HeatRacer{UID: uid, Hotkey: hotkey(uid), Scores: scores})
 		}
+		vr.races++
+		vr.hidden += len(problems)
+		vr.racerDays += float64(len(racers))
+		// The race ends RaceBlocks later; the next starts at the next window,
+		// or at once when the race overran it.
+		end := block + sc.RaceBlocks
+		nextBlock := (block/sc.RaceEveryBlocks + 1) * sc.RaceEveryBlocks
+		if end >= nextBlock {
+			nextBlock = end + 1
+		}
+		if sc.VoidShare > 0 && rng.Float64() < sc.VoidShare {
+			// A void race is not evidence: no heat, the standing unchanged.
+			block = nextBlock
+			continue
+		}
+		checkpoint(end - 1)
 		before := leaderUID()
-		out, nst, err := sc.Race.Step(st, race.Input{Block: block, Qualifying: quals, Race: &heat, History: history})
+		out, nst, err := sc.Race.Step(st, race.Input{Block: end, Qualifying: quals, Race: &heat, History: history, Cache: cache})
 		if err != nil {
 			return vr, err
 		}
 		st = nst
-		vr.races++
-		vr.hidden += len(problems)
-		vr.racerDays += float64(len(racers))
 		if len(out.Ranked) > 0 {
 			ranked = out.Ranked
 		}
 		history = append(history, heat)
-		if sc.Race.WindowBlocks > 0 {
-			// Heats that left the window can never count again.
-			cut := 0
-			for cut < len(history) && history[cut].Block+sc.Race.WindowBlocks < block {
-				cut++
-			}
-			history = history[cut:]
+		// Heats that left the evidence window can never count again.
+		from := sc.Race.EvidenceFrom(end)
+		cut := 0
+		for cut < len(history) && history[cut].Block < from {
+			cut++
 		}
+		history = history[cut:]
 		after := leaderUID()
 		if after != before && after >= 0 {
 			if before >= 0 {
@@ -483,28 +619,20 @@ func validatorOnce(sc Scenario, rng *rand.Rand) (validatorRun, error) {
 			}
 			if uint16(after) == best {
 				if vr.crownHours == -1 {
-					vr.crownHours = float64(block-arrival[best]) * sc.BlockSeconds / 3600
+					vr.crownHours = float64(end-arrival[best]) * sc.BlockSeconds / 3600
 				}
 			} else {
 				vr.falseCrowns++
-				vr.falseDays[int(float64(block)/perDay)] = true
+				vr.falseDays[int(float64(end)/perDay)] = true
 			}
 			if before == int(best) {
 				vr.lostHonest = true
 			}
 		}
+		block = nextBlock
 	}
 	checkpoint(lastBlock + 1)
 	return vr, nil
-}
-
-func minerByUID(sc Scenario, uid uint16) Miner {
-	for _, m := range sc.Miners {
-		if m.UID == uid {
-			return m
-		}
-	}
-	panic(fmt.Sprintf("simulate: no miner uid %d", uid))
 }
 
 func summarise(sc Scenario, runs [][]validatorRun) Result {
@@ -561,6 +689,7 @@ func summarise(sc Scenario, runs [][]validatorRun) Result {
 	}
 	last := res.Checkpoints[len(res.Checkpoints)-1]
 	res.CrownedShare, res.AllAgreeShare, res.AllAgreeBestShare = last.CrownedShare, last.AllAgreeShare, last.AllAgreeBestShare
+	res.BestIncentive, res.MeanVtrust = last.BestIncentive, last.ValidatorVtrust
 
 	var hours []float64
 	never, eligible, kept, incumbentPairs := 0, 0, 0, 0
@@ -644,4 +773,70 @@ func yuma(sc Scenario, vrs []validatorRun, ci, n, firstValidator int) devnet.Yum
 		}
 	}
 	return devnet.Yuma(in)
+}
+
+// CrowdOptions describe the usual subnet of arena simulate: a leader
+// (uid 1), a challenger (uid 2), copies of the challenger (uids 3 …) and a
+// field of miners of spread skill after them.
+type CrowdOptions struct {
+	// Miners is the number of miners, copies included (at least 2).
+	Miners               int
+	Leader, Challenger   []float64 // success per type
+	FieldLow, FieldHigh  float64   // the field's success, spread evenly
+	Clones               int       // miners running the challenger's agent
+	ChallengerArrivesDay float64
+	NoIncumbent          bool
+	LeaderStopsDay       float64
+	Quality              []float64 // every miner's rung mix (nil: DefaultQuality)
+	ChallengerQuality    []float64 // the challenger's and its copies' (nil: Quality)
+	FieldRegisteredFirst bool      // the field registered before the leader and the challenger
+}
+
+// Crowd builds the miners of CrowdOptions. Miners there from day 0 have
+// registration keys 1 … N in registration order (leader, challenger,
+// copies, field; or the field first); a miner arriving later registers
+// when it arrives, after all of them, the copies one after another after
+// the challenger.
+func Crowd(o CrowdOptions) ([]Miner, error) {
+	if o.Miners < 2+o.Clones || o.Clones < 0 {
+		return nil, fmt.Errorf("%d miners cannot hold a leader, a challenger and %d copies", o.Miners, o.Clones)
+	}
+	if o.Miners > 4000 {
+		return nil, fmt.Errorf("%d miners: at most 4000", o.Miners)
+	}
+	chQuality := o.ChallengerQuality
+	if chQuality == nil {
+		chQuality = o.Quality
+	}
+	miners := []Miner{{UID: 1, Success: o.Leader, Quality: o.Quality, Incumbent: !o.NoIncumbent, StopsDay: o.LeaderStopsDay}}
+	for k := range o.Clones + 1 {
+		miners = append(miners, Miner{UID: uint16(2 + k), Success: slices.Clone(o.Challenger), Quality: chQuality, ArrivesDay: o.ChallengerArrivesDay})
+	}
+	field := o.Miners - 2 - o.Clones
+	for i := range field {
+		p := o.FieldLow
+		if field > 1 {
+			p = o.FieldLow + (o.FieldHigh-o.FieldLow)*float64(i)/float64(field-1)
+		}
+		s := make([]float64, len(o.Leader))
+		for k := range s {
+			s[k] = p
+		}
+		miners = append(miners, Miner{UID: uint16(3 + o.Clones + i), Success: s, Quality: o.Quality})
+	}
+	order := slices.Clone(miners)
+	if o.FieldRegisteredFirst {
+		order = append(slices.Clone(miners[2+o.Clones:]), miners[:2+o.Clones]...)
+	}
+	// Day-0 registrations first, in order; later arrivals by arrival day,
+	// keeping their order (the copies after the challenger).
+	slices.SortStableFunc(order, func(a, b Miner) int { return cmp.Compare(a.ArrivesDay, b.ArrivesDay) })
+	key := map[uint16]uint64{}
+	for i, m := range order {
+		key[m.UID] = uint64(i + 1)
+	}
+	for i := range miners {
+		miners[i].RegisteredAt = key[miners[i].UID]
+	}
+	return miners, nil
 }

@@ -2,8 +2,10 @@ package simulate
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +33,8 @@ func finney(t *testing.T, validators int, leader, challenger, days float64, runs
 			{UID: 1, Success: both(leader), Incumbent: true},
 			{UID: 2, Success: both(challenger)},
 		},
-		Types:              []Type{{"product", 1}, {"shop", 1}, {"voucher", 1}},
+		Types:              []Type{{"product", 0.4}, {"shop", 0.3}, {"voucher", 0.3}},
+		Scores:             ScoresJudged,
 		Correlation:        0.5,
 		Days:               days,
 		RaceEveryBlocks:    cfg.Validator.RaceEveryBlocks,
@@ -54,23 +57,39 @@ func run(t *testing.T, sc Scenario) Result {
 	return res
 }
 
-// TestTargets checks the targets for the default rule with fewer
-// runs than docs/benchmarks.md records, and bounds loose enough for that
-// sample size: each bound sits about three standard errors inside the
-// measured rate.
+// crowd is finney with the miners of CrowdOptions (the leader's,
+// challenger's and field's rates apply to every type).
+func crowd(t *testing.T, days float64, runs int, o CrowdOptions) Scenario {
+	t.Helper()
+	sc := finney(t, 8, 0.5, 0.5, days, runs)
+	rate := func(p float64) []float64 { return []float64{p, p, p} }
+	o.Leader, o.Challenger = rate(o.Leader[0]), rate(o.Challenger[0])
+	miners, err := Crowd(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Miners = miners
+	return sc
+}
+
+func one(p float64) []float64 { return []float64{p} }
+
+// TestTargets checks the issues' targets for the default rule (judged
+// scores) with fewer runs than docs/benchmarks.md records, and bounds loose
+// enough for that sample size: each bound sits about three standard errors
+// inside the measured rate.
 func TestTargets(t *testing.T) {
 	t.Run("10 points better: crowned and agreed on within a day", func(t *testing.T) {
 		res := run(t, finney(t, 8, 0.5, 0.6, 1, 100))
 		if res.CrownedShare < 0.95 || res.AllAgreeShare < 0.88 {
 			t.Fatalf("crowned %.3f (want >= 0.95), all agree %.3f (want >= 0.88 here, 0.90 over 200 runs)", res.CrownedShare, res.AllAgreeShare)
 		}
-		if c := res.Checkpoints[len(res.Checkpoints)-1]; c.BestIncentive < 0.9 {
-			t.Fatalf("the best miner gets %.3f of the incentive", c.BestIncentive)
+		if res.BestIncentive < 0.9 {
+			t.Fatalf("the best miner gets %.3f of the incentive", res.BestIncentive)
 		}
 	})
 	t.Run("5 points better: crowned within a week", func(t *testing.T) {
-		sc := finney(t, 8, 0.5, 0.55, 7, 30)
-		res := run(t, sc)
+		res := run(t, finney(t, 8, 0.5, 0.55, 7, 30))
 		if res.CrownedShare < 0.9 {
 			t.Fatalf("crowned %.3f, want >= 0.9", res.CrownedShare)
 		}
@@ -79,6 +98,26 @@ func TestTargets(t *testing.T) {
 		res := run(t, finney(t, 8, 0.5, 0.5, 7, 30))
 		if res.HonestLeaderKeptShare < 0.98 || res.FalseCrownDayShare > 0.02 {
 			t.Fatalf("leader kept %.3f (want >= 0.98), false crowns on %.4f of days (want <= 0.02)", res.HonestLeaderKeptShare, res.FalseCrownDayShare)
+		}
+	})
+	t.Run("copies of the challenger lead as one, the original first", func(t *testing.T) {
+		res := run(t, crowd(t, 1, 60, CrowdOptions{Miners: 10, Clones: 8, Leader: one(0.5), Challenger: one(0.6)}))
+		if res.Best != 2 || res.AllAgreeShare < 0.85 || res.BestIncentive < 0.85 {
+			t.Fatalf("best uid %d, all agree %.3f (want >= 0.85 here, 0.90 over 200 runs), its incentive %.3f (want >= 0.85)", res.Best, res.AllAgreeShare, res.BestIncentive)
+		}
+	})
+	t.Run("a crowd of equals does not dethrone the leader", func(t *testing.T) {
+		res := run(t, crowd(t, 3, 12, CrowdOptions{Miners: 64, Leader: one(0.5), Challenger: one(0.5), FieldLow: 0.5, FieldHigh: 0.5}))
+		if res.HonestLeaderKeptShare < 0.95 || res.AllAgreeShare < 0.9 {
+			t.Fatalf("leader kept %.3f, all agree %.3f", res.HonestLeaderKeptShare, res.AllAgreeShare)
+		}
+	})
+	t.Run("first crown near a tie: the worse uid rarely leads", func(t *testing.T) {
+		sc := finney(t, 8, 0.47, 0.5, 7, 30)
+		sc.Miners[0].Incumbent = false
+		res := run(t, sc)
+		if worse := res.Checkpoints[len(res.Checkpoints)-1].Leaders["uid 1"]; worse > 0.06 {
+			t.Fatalf("the worse uid leads on %.3f of validator-runs at day 7, want <= 0.05", worse)
 		}
 	})
 }
@@ -157,7 +196,7 @@ func TestScenarioErrors(t *testing.T) {
 func BenchmarkSimulate64Miners(b *testing.B) {
 	cfg := config.Default()
 	sc := Scenario{
-		Validators: 8, Types: []Type{{"product", 1}, {"shop", 1}, {"voucher", 1}}, Correlation: 0.5, Days: 7,
+		Validators: 8, Types: []Type{{"product", 0.4}, {"shop", 0.3}, {"voucher", 0.3}}, Scores: ScoresJudged, Correlation: 0.5, Days: 7,
 		RaceEveryBlocks: cfg.Validator.RaceEveryBlocks, BlockSeconds: 12, RaceProblems: cfg.Validator.RaceProblems,
 		QualifyingProblems: cfg.Validator.QualifyingProblems, Race: validator.RaceParams(cfg.Race),
 		Policy: validator.WeightsPolicy(cfg.Weights), Runs: 1, Seed: 1,
@@ -174,4 +213,77 @@ func BenchmarkSimulate64Miners(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestModel checks what the simulator models besides the race rule, on
+// cases whose answer is known.
+func TestModel(t *testing.T) {
+	t.Run("crowd registration order", func(t *testing.T) {
+		for _, fieldFirst := range []bool{false, true} {
+			ms, err := Crowd(CrowdOptions{Miners: 6, Clones: 2, Leader: one(0.5), Challenger: one(0.6), FieldLow: 0.2, FieldHigh: 0.3,
+				FieldRegisteredFirst: fieldFirst})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var order []uint16
+			for k := uint64(1); k <= 6; k++ {
+				for _, m := range ms {
+					if m.RegisteredAt == k {
+						order = append(order, m.UID)
+					}
+				}
+			}
+			want := []uint16{1, 2, 3, 4, 5, 6}
+			if fieldFirst {
+				want = []uint16{5, 6, 1, 2, 3, 4}
+			}
+			if !slices.Equal(order, want) {
+				t.Errorf("field first %v: registration order %v, want %v", fieldFirst, order, want)
+			}
+		}
+	})
+	t.Run("a late challenger and its copies register after everyone", func(t *testing.T) {
+		ms, err := Crowd(CrowdOptions{Miners: 5, Clones: 1, Leader: one(0.5), Challenger: one(0.6), ChallengerArrivesDay: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ms[1].RegisteredAt > ms[3].RegisteredAt && ms[2].RegisteredAt > ms[1].RegisteredAt) {
+			t.Errorf("registration keys %+v", ms)
+		}
+	})
+	t.Run("judged scores", func(t *testing.T) {
+		m := Miner{Success: []float64{0.8}, Quality: []float64{0, 0, 0, 1}}
+		sc := Scenario{Types: []Type{{"product", 1}}, Scores: ScoresJudged}
+		if got := m.mean(sc); got != 0.8 {
+			t.Errorf("a miner whose every think compares scores %v, want its success 0.8", got)
+		}
+		m.Quality = []float64{1, 0, 0, 0}
+		if got := m.mean(sc); math.Abs(got-0.8*(0.3+0.7*0.3/0.8)) > 1e-12 {
+			t.Errorf("a miner that never refers to results scores %v", got)
+		}
+	})
+	t.Run("a leader that stops serving loses the crown", func(t *testing.T) {
+		sc := finney(t, 4, 0.6, 0.5, 3, 10)
+		sc.Miners[0].StopsDay = 1
+		res := run(t, sc)
+		if res.Checkpoints[len(res.Checkpoints)-1].Leaders["uid 2"] < 0.95 {
+			t.Errorf("leaders at the end %v, want uid 2 once uid 1 stopped", res.Checkpoints[len(res.Checkpoints)-1].Leaders)
+		}
+	})
+	t.Run("void races are not evidence", func(t *testing.T) {
+		sc := finney(t, 4, 0.5, 0.6, 1, 10)
+		sc.VoidShare = 0.99
+		res := run(t, sc)
+		if res.CrownedShare > 0.05 || res.RacesPerDay < 15 {
+			t.Errorf("crowned %.3f with nearly every race void (races %.1f a day)", res.CrownedShare, res.RacesPerDay)
+		}
+	})
+	t.Run("a race longer than its window delays the next", func(t *testing.T) {
+		sc := finney(t, 2, 0.5, 0.6, 1, 4)
+		sc.RaceBlocks = 3 * sc.RaceEveryBlocks / 2
+		res := run(t, sc)
+		if res.RacesPerDay < 12 || res.RacesPerDay > 14 {
+			t.Errorf("%.1f races a day; a race of 1.5 windows allows 13.3", res.RacesPerDay)
+		}
+	})
 }

@@ -78,8 +78,10 @@ func TestEvidenceAccumulates(t *testing.T) {
 				}
 			}
 			// Uid 1 solves nearly everything and uid 2 nothing: each race
-			// adds about 3 to Σd; the evidence crosses 20 at the fifth.
-			want := []race.Outcome{race.Undecided, race.Undecided, race.Undecided, race.Undecided, race.Crowned, race.Defended, race.Defended}
+			// adds about 3 wins; the evidence crosses 25 (20 at confidence
+			// 0.95 over the first epoch's 0.8 share of the error rate) at
+			// the sixth.
+			want := []race.Outcome{race.Undecided, race.Undecided, race.Undecided, race.Undecided, race.Undecided, race.Crowned, race.Defended}
 			if len(outcomes) != len(want) {
 				t.Fatalf("outcomes %v, want %v", outcomes, want)
 			}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,7 +92,7 @@ func (v *Validator) qualifyingSnapshot(txn *badger.Txn) ([]race.Qualifying, map[
 			continue
 		}
 		out = append(out, race.Qualifying{UID: m.UID, Hotkey: m.Hotkey, Score: m.Qualifying.Score, QualifiedAt: m.Qualifying.Block,
-			Problems: len(m.Qualifying.Episodes)})
+			Problems: len(m.Qualifying.Episodes), RegisteredAt: m.RegisteredAt})
 	}
 	return out, by, nil
 }
@@ -152,6 +153,12 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		}
 	}
 	for _, q := range out.Qualifiers {
+		m := miners[q.UID]
+		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
+	}
+	// The racer the leader's group beat races along, so that a copy of the
+	// leader registered before it can be recognised (docs/scoring.md).
+	if q := out.Reference; q != nil {
 		m := miners[q.UID]
 		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
 	}
@@ -385,7 +392,10 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		if err != nil {
 			return err
 		}
-		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: block, Qualifying: rc.Qualifying, Race: &heat, History: history})
+		if v.raceCache == nil {
+			v.raceCache = race.NewCache()
+		}
+		o, next, err := v.opts.Race.Step(s.State, race.Input{Block: block, Qualifying: rc.Qualifying, Race: &heat, History: history, Cache: v.raceCache})
 		if err != nil {
 			return err
 		}
@@ -470,12 +480,9 @@ func refs(vds []records.Verdict) []*records.Verdict {
 }
 
 // history is the evidence of the decided races before race id that
-// started within the race rule's window of block.
+// started within the race rule's evidence epochs at block.
 func (v *Validator) history(txn *badger.Txn, id, block uint64) ([]race.Heat, error) {
-	var from uint64
-	if w := v.opts.Race.WindowBlocks; w > 0 && block > w {
-		from = block - w
-	}
+	from := v.opts.Race.EvidenceFrom(block)
 	if id <= 1 {
 		return nil, nil
 	}
@@ -529,9 +536,23 @@ func raceStory(id uint64, out race.Output, prevLeader int, p race.Params) string
 		}
 		return "did not race"
 	}
-	need := 1 / (1 - p.Confidence)
+	single := 1 / (1 - p.Confidence)
 	evidence := func(c race.Comparison) string {
+		need := c.Threshold
+		if need == 0 {
+			need = single
+		}
 		return fmt.Sprintf("%+.3f a problem over %d shared problems, evidence %.3g of the %.3g needed", c.MeanDiff(), c.Pairs.N, c.Evidence, need)
+	}
+	group := func() string {
+		if len(out.Group) < 2 {
+			return ""
+		}
+		uids := make([]string, len(out.Group))
+		for i, u := range out.Group {
+			uids[i] = fmt.Sprint(u)
+		}
+		return fmt.Sprintf("; uids %s could not be told apart and lead as one, the earliest registered first", strings.Join(uids, ", "))
 	}
 	// strongest is the comparison with the most evidence, or nil.
 	strongest := func() *race.Comparison {
@@ -571,11 +592,17 @@ func raceStory(id uint64, out race.Output, prevLeader int, p race.Params) string
 			text += fmt.Sprintf("; best challenger uid %d (%s): %s to show more than the %.3f margin", c.UID, score(int(c.UID)), evidence(*c), p.Margin)
 		}
 	case race.Dethroned:
+		text += fmt.Sprintf(", over uid %d (%s): the challengers' merged evidence of beating it by more than the %.3f margin reached %.3g of the %.3g needed",
+			prevLeader, score(prevLeader), p.Margin, out.MergedEvidence, single)
 		for _, c := range out.Decision {
 			if int(c.UID) == leader {
-				text += fmt.Sprintf(", shown to beat uid %d (%s) by more than the %.3f margin: %s", prevLeader, score(prevLeader), p.Margin, evidence(c))
+				text += fmt.Sprintf(" (uid %d: %s)", leader, evidence(c))
 			}
 		}
+		text += group()
+	case race.HandedOver:
+		text += fmt.Sprintf(", handed over from uid %d: registered earlier, not shown worse, and shown to beat the racer uid %d's group beat", prevLeader, prevLeader)
+		text += group()
 	}
 	return text
 }

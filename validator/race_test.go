@@ -33,9 +33,15 @@ func TestRaceStory(t *testing.T) {
 		{"defended, a challenger ahead this race", race.Output{Outcome: race.Defended, Leader: leader(1), Results: results,
 			Decision: []race.Comparison{cmp(2, 1, 50, 1, 2.5), cmp(3, 1, 50, 0, 0)}}, 1,
 			[]string{"defended, leader uid 1 (0.934 this race)", "best challenger uid 2 (0.950): +0.020 a problem over 50 shared problems, evidence 2.5 of the 20 needed to show more than the 0.010 margin"}},
-		{"dethroned", race.Output{Outcome: race.Dethroned, Leader: leader(2), Results: results,
+		{"dethroned", race.Output{Outcome: race.Dethroned, Leader: leader(2), Results: results, MergedEvidence: 600,
 			Decision: []race.Comparison{cmp(2, 4, 500, 50, 1e4)}}, 4,
-			[]string{"dethroned, leader uid 2 (0.950 this race), shown to beat uid 4 (did not race) by more than the 0.010 margin: +0.100 a problem over 500"}},
+			[]string{"dethroned, leader uid 2 (0.950 this race), over uid 4 (did not race): the challengers' merged evidence of beating it by more than the 0.010 margin reached 600 of the 20 needed",
+				"(uid 2: +0.100 a problem over 500"}},
+		{"dethroned by copies", race.Output{Outcome: race.Dethroned, Leader: leader(2), Results: results, MergedEvidence: 30, Group: []uint16{2, 3},
+			Decision: []race.Comparison{cmp(2, 1, 500, 40, 25), cmp(3, 1, 500, 45, 35)}}, 1,
+			[]string{"uids 2, 3 could not be told apart and lead as one, the earliest registered first"}},
+		{"handed over", race.Output{Outcome: race.HandedOver, Leader: leader(2), Results: results, Group: []uint16{2, 3}}, 3,
+			[]string{"handed_over, leader uid 2 (0.950 this race), handed over from uid 3: registered earlier"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -168,6 +168,9 @@ type Validator struct {
 	baselineOnce       sync.Once
 	// schedule is the chain's epoch schedule as last read (guarded by mu).
 	schedule *chain.EpochSchedule
+	// raceCache keeps the race rule's paired counts from one race to the
+	// next (used only by finishRace, which one goroutine runs at a time).
+	raceCache *race.Cache
 }
 
 // New builds a validator. reg receives its metrics (and the episode
@@ -396,6 +399,7 @@ func (v *Validator) sync(ctx context.Context, block uint64) error {
 				m = records.Miner{UID: n.UID, Hotkey: hotkey, FirstSeen: block}
 			}
 			m.LastSeen = block
+			m.RegisteredAt = n.RegisteredAt
 			m.Endpoint, m.Skipped = "", ""
 			if reason := v.axonProblem(n.Axon); reason != "" {
 				m.Skipped = reason

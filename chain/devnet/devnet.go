@@ -311,6 +311,41 @@ func (d *Devnet) RegisterNeurons(ctx context.Context, addrs []common.Address, st
 	return uids, d.awaitAdmin(ctx, "associateEvmKey", txs...)
 }
 
+// ReplaceNeuron gives uid to addr's mirror account (hotkey and coldkey, as RegisterNeuron),
+// as subtensor's replace_neuron does when a registration on a full subnet prunes uid: the uid's
+// BlockAtRegistration becomes the block this lands in, which it returns; the old hotkey leaves
+// the subnet with its EVM association, axon, weights and commits, and other neurons' weights
+// on uid drop to 0. addr is associated with uid for uidLookup. Accounts and ByRole keep listing
+// the account uid belonged to at setup.
+func (d *Devnet) ReplaceNeuron(ctx context.Context, uid uint16, addr common.Address, stake uint64, permit bool) (uint64, error) {
+	n := d.opts.Netuid
+	hotkey := chain.Mirror(addr)
+	block, err := d.adminTxBlock(ctx, "replaceNeuron", func(o *bind.TransactOpts) (*types.Transaction, error) {
+		return d.state.ReplaceNeuron(o, n, uid, hotkey, hotkey, stake, permit)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := d.adminTx(ctx, "associateEvmKey", func(o *bind.TransactOpts) (*types.Transaction, error) {
+		return d.state.AssociateEvmKey(o, n, uid, addr)
+	}); err != nil {
+		return 0, err
+	}
+	return block, nil
+}
+
+// RegisteredAt is uid's BlockAtRegistration at the latest block, read in-process (what
+// StorageQuery answers): the block its current hotkey registered at. Successive RegisterNeuron
+// calls register at increasing blocks; neurons of one RegisterNeurons call, and those of
+// setup, share a block or two.
+func (d *Devnet) RegisteredAt(ctx context.Context, uid uint16) (uint64, error) {
+	info, err := d.state.NeuronInfo(&bind.CallOpts{Context: ctx}, d.opts.Netuid, uid)
+	if err != nil {
+		return 0, fmt.Errorf("devnet: registration block of uid %d: %w", uid, err)
+	}
+	return info.RegistrationBlock, nil
+}
+
 // SetStake changes a neuron's stake.
 func (d *Devnet) SetStake(ctx context.Context, uid uint16, stake uint64) error {
 	_, err := d.adminTx(ctx, "setStake", func(o *bind.TransactOpts) (*types.Transaction, error) {

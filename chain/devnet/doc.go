@@ -18,7 +18,9 @@
 // Differences from subtensor, on purpose:
 //   - chain id is 1337 (the simulated backend's);
 //   - an admin key (dev key 0, also the subnet owner) registers neurons and
-//     sets stake and permits directly;
+//     sets stake and permits directly; there is no pruning: ReplaceNeuron
+//     gives a uid the admin names to a new hotkey (a new BlockAtRegistration),
+//     as a registration on a full subnet does with the uid it prunes;
 //   - Yuma consensus is simplified (see Yuma) and computed by the devnet in
 //     Go when an epoch fires, then written on chain by the admin (the
 //     results land in the next block);

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/rs/zerolog"
@@ -44,7 +45,7 @@ func newChainCommand(env *cliEnv) *cli.Command {
 		Commands: []*cli.Command{
 			{
 				Name:  "metagraph",
-				Usage: "print every uid of a subnet: keys, stake, permit, activity, axon and consensus results",
+				Usage: "print every uid of a subnet: keys, stake, permit, activity, axon, consensus results and registration block",
 				Flags: chainFlagDefs(),
 				Action: env.withChain(func(ctx context.Context, cmd *cli.Command, cfg *config.Config, c *chain.Client) error {
 					mg, err := c.Metagraph(ctx, cfg.Chain.Netuid)
@@ -106,17 +107,24 @@ func (e *cliEnv) withChain(action func(context.Context, *cli.Command, *config.Co
 
 func printMetagraph(w io.Writer, mg *chain.Metagraph) error {
 	fmt.Fprintf(w, "netuid %d at block %d: %d uids\n", mg.Netuid, mg.Block, len(mg.Neurons))
+	if !mg.RegistrationKnown {
+		fmt.Fprintln(w, "registration blocks unknown: the node has no StorageQuery precompile (0x807)")
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "UID\tHOTKEY\tSTAKE(τ)\tVPERMIT\tACTIVE\tUPDATED\tINCENTIVE\tCONSENSUS\tDIVIDENDS\tEMISSION(τ)\tAXON")
+	fmt.Fprintln(tw, "UID\tHOTKEY\tSTAKE(τ)\tVPERMIT\tACTIVE\tUPDATED\tINCENTIVE\tCONSENSUS\tDIVIDENDS\tEMISSION(τ)\tAXON\tREGISTERED")
 	for _, n := range mg.Neurons {
 		axon := "-"
 		if n.Axon.Served() {
 			axon = n.Axon.HostPort()
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n",
+		registered := "-"
+		if mg.RegistrationKnown {
+			registered = strconv.FormatUint(n.RegisteredAt, 10)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%s\n",
 			n.UID, n.Hotkey.SS58(), float64(n.Stake)/1e9, yesNo(n.ValidatorPermit), yesNo(n.Active), n.LastUpdate,
 			chain.U16ToFloat(n.Incentive), chain.U16ToFloat(n.Consensus), chain.U16ToFloat(n.Dividends),
-			float64(n.Emission)/1e9, axon)
+			float64(n.Emission)/1e9, axon, registered)
 	}
 	return tw.Flush()
 }

@@ -1,10 +1,8 @@
 package race
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Params holds every tunable of the race. All scores are mean final scores in
@@ -27,12 +25,16 @@ type Params struct {
 	// shown (the test's error rate is 1 − Confidence however often it is
 	// looked at); in [0.5, 0.999].
 	Confidence float64 `json:"confidence" yaml:"confidence"`
-	// TieMargin bounds a near-tie for the first crown: with no incumbent,
-	// a racer is also crowned over a higher-uid rival that it is shown to
-	// be no worse than by more than TieMargin. It must be at least Margin.
+	// TieMargin bounds a near-tie for the first crown: with no incumbent
+	// and no racer yet shown to beat another, the earliest-registered
+	// undominated racer is crowned once it is shown to be no worse than
+	// each other undominated racer by more than TieMargin. It must be at
+	// least Margin.
 	TieMargin float64 `json:"tie_margin" yaml:"tie_margin"`
-	// WindowBlocks is how far back, in blocks before the deciding race,
-	// race evidence counts; 0 counts every race.
+	// WindowBlocks is the length of an evidence epoch: epochs are the
+	// block ranges [k·W, (k+1)·W), the same on every validator, and a
+	// decision counts the heats of the current epoch and the one before;
+	// 0 counts every race.
 	WindowBlocks uint64 `json:"window_blocks" yaml:"window_blocks"`
 }
 
@@ -67,6 +69,15 @@ func (p Params) Validate() error {
 type Leader struct {
 	UID    uint16 `json:"uid"`
 	Hotkey string `json:"hotkey"`
+	// RegisteredAt is the block at which the leader's hotkey registered on
+	// the subnet (0 when the chain does not tell).
+	RegisteredAt uint64 `json:"registered_at,omitempty"`
+	// Reference is the racer the leader's group was shown to beat when it
+	// took the crown (the incumbent it dethroned, or for a first crown the
+	// strongest racer it beat): an earlier-registered racer also shown to
+	// beat it, and not shown worse than the leader, is a copy and takes the
+	// crown (HandedOver).
+	Reference *Miner `json:"reference,omitempty"`
 	// Qualifying is the leader's qualifying score when it took the crown; the
 	// bar is computed from it.
 	Qualifying  float64 `json:"qualifying"`
@@ -75,9 +86,23 @@ type Leader struct {
 	Since uint64 `json:"since"`
 }
 
+// Miner names a racer by uid and the hotkey it raced under.
+type Miner struct {
+	UID    uint16 `json:"uid"`
+	Hotkey string `json:"hotkey"`
+}
+
 // State is what the validator persists between steps.
 type State struct {
 	Leader *Leader `json:"leader,omitempty"`
+	// VacantSince is the block of the first race run with no leader in the
+	// current vacancy (0 while there is a leader); it indexes the vacancy's
+	// evidence epochs as Leader.Since does a reign's.
+	VacantSince uint64 `json:"vacant_since,omitempty"`
+	// FirstRaced maps each challenger of the current reign ("uid/hotkey")
+	// to the block of its first race against it: its comparisons' evidence
+	// epochs count from there. Cleared when the crown changes hands.
+	FirstRaced map[string]uint64 `json:"first_raced,omitempty"`
 	// Races counts completed races.
 	Races uint64 `json:"races"`
 	// LastBlock is the block of the last Step; blocks must not go backwards.
@@ -95,6 +120,10 @@ type Qualifying struct {
 	// Problems is the size of the qualifying set; with it the bar is
 	// applied to the score's upper confidence bound (0: to the score).
 	Problems int `json:"problems,omitempty"`
+	// RegisteredAt is the block at which the miner's hotkey registered on
+	// the subnet (subtensor's BlockAtRegistration; 0 when unknown). Racers
+	// that cannot be told apart are ordered by it, then by uid.
+	RegisteredAt uint64 `json:"registered_at,omitempty"`
 }
 
 // Upper is the Wilson upper confidence bound, at the given confidence, of
@@ -142,10 +171,15 @@ type Input struct {
 	// Race is the heat run this window (qualifiers and the incumbent); nil
 	// when no race ran.
 	Race *Heat `json:"race,omitempty"`
-	// History holds earlier heats. Those that started more than
-	// Params.WindowBlocks before Block are ignored, so the caller may pass
-	// more than the window.
+	// History holds earlier heats. Those that started before
+	// Params.EvidenceFrom(Block) are ignored, so the caller may pass more
+	// than the window.
 	History []Heat `json:"history,omitempty"`
+	// Cache, if set, keeps paired counts from one Step to the next so that
+	// a caller stepping often does not recount the whole window each time.
+	// The outcome never depends on it. With a cache, a heat seen before
+	// (same race id and block) is not validated again.
+	Cache *Cache `json:"-"`
 }
 
 // Outcome says what the race did.
@@ -157,7 +191,11 @@ const (
 	Undecided Outcome = "undecided" // there is no leader, and no racer is shown to be the best yet
 	Defended  Outcome = "defended"  // the incumbent kept the crown
 	Dethroned Outcome = "dethroned" // a challenger was shown to beat the incumbent by more than Margin
-	NoRacers  Outcome = "no_racers" // the race named no eligible racer
+	// HandedOver: an earlier-registered racer that the leader is not shown
+	// to beat, and that is shown to beat the racer the leader's group beat,
+	// is a copy of the leader and leads its group.
+	HandedOver Outcome = "handed_over"
+	NoRacers   Outcome = "no_racers" // the race named no eligible racer
 	// Void: the race's trajectories could not be judged as the operator
 	// chose (judge.on_unavailable: void), so it is not evidence and the
 	// standing is unchanged. Set by the validator, never by Step.
@@ -177,6 +215,11 @@ type Comparison struct {
 	// 1/(1 − Confidence).
 	Evidence  float64 `json:"evidence"`
 	Confident bool    `json:"confident"`
+	// Threshold is the e-value the evidence had to reach: 1/(1 − Confidence)
+	// for a single test, times the number of challengers K and j(j+1) for
+	// the j-th evidence epoch of the reign or vacancy when the comparison
+	// can move the crown (docs/scoring.md, "The test").
+	Threshold float64 `json:"threshold,omitempty"`
 }
 
 // MeanDiff is the mean per-problem score difference UID − Against.
@@ -189,8 +232,13 @@ type Output struct {
 	// Qualifiers are the miners at or above the bar (incumbent excluded),
 	// earliest qualifier first.
 	Qualifiers []Qualifying `json:"qualifiers"`
-	Outcome    Outcome      `json:"outcome"`
-	Leader     *Leader      `json:"leader,omitempty"`
+	// Reference, when set, races too although it may be below the bar: it
+	// is the racer the leader's group was shown to beat, and racing it lets
+	// a copy of the leader registered before it be recognised. It is set
+	// only when a challenger qualified (no race is run for it alone).
+	Reference *Qualifying `json:"reference,omitempty"`
+	Outcome   Outcome     `json:"outcome"`
+	Leader    *Leader     `json:"leader,omitempty"`
 	// Ranked lists racer uids for the weights policy: the leader first,
 	// then the other racers by mean score over the evidence window, lower
 	// uid first on ties. Empty when no race ran or nobody leads.
@@ -203,6 +251,14 @@ type Output struct {
 	Decision []Comparison `json:"decision,omitempty"`
 	// WindowRaces counts the heats in the evidence window.
 	WindowRaces int `json:"window_races"`
+	// Group lists the racers that led with the leader as one competitor in
+	// this race (copies that could not be told apart), earliest registered
+	// first; the leader is the first.
+	Group []uint16 `json:"group,omitempty"`
+	// MergedEvidence is, with an incumbent, the weighted average of the
+	// challengers' evidence against it that moves the crown when it
+	// reaches 1/(1 − Confidence) (docs/scoring.md, "Many challengers").
+	MergedEvidence float64 `json:"merged_evidence,omitempty"`
 }
 
 // Ratio is ratio(t) for a reign of `age` blocks.
@@ -231,210 +287,4 @@ func validScore(what string, uid uint16, v float64) error {
 		return fmt.Errorf("race: %s score for uid %d is %v", what, uid, v)
 	}
 	return nil
-}
-
-// Step advances the race by one window. It never mutates s or in.
-//
-// With a race (in.Race set), the crown moves only on evidence: the
-// incumbent keeps it unless a challenger is shown, with Confidence, to beat
-// it by more than Margin on the hidden problems both ran in the window. With
-// no incumbent, a racer is crowned only once it is shown to beat every
-// other racer by more than Margin, or, for a higher-uid rival, to be no
-// worse than it by more than TieMargin; until then the outcome is
-// Undecided. The rules and their error rates are in docs/scoring.md.
-func (p Params) Step(s State, in Input) (Output, State, error) {
-	if err := p.Validate(); err != nil {
-		return Output{}, s, err
-	}
-	if in.Block < s.LastBlock {
-		return Output{}, s, fmt.Errorf("race: block %d is before the last step's block %d", in.Block, s.LastBlock)
-	}
-	byUID := make(map[uint16]Qualifying, len(in.Qualifying))
-	for _, q := range in.Qualifying {
-		if err := validScore("qualifying", q.UID, q.Score); err != nil {
-			return Output{}, s, err
-		}
-		if _, dup := byUID[q.UID]; dup {
-			return Output{}, s, fmt.Errorf("race: uid %d has two qualifying results", q.UID)
-		}
-		byUID[q.UID] = q
-	}
-
-	next := State{Races: s.Races, LastBlock: in.Block}
-	if s.Leader != nil {
-		l := *s.Leader
-		next.Leader = &l
-	}
-	// An incumbent whose uid now belongs to another hotkey was deregistered:
-	// the crown is vacant.
-	if next.Leader != nil {
-		if q, ok := byUID[next.Leader.UID]; ok && q.Hotkey != next.Leader.Hotkey {
-			next.Leader = nil
-		}
-	}
-
-	ratio, bar := p.Bar(next, in.Block)
-	out := Output{Ratio: ratio, Bar: bar, Outcome: NoRace, Qualifiers: []Qualifying{}, Ranked: []uint16{}}
-	z := normalQuantile(p.Confidence)
-	for _, q := range byUID {
-		if next.Leader != nil && q.UID == next.Leader.UID {
-			continue
-		}
-		if q.Score >= p.Floor && q.upper(z) >= bar {
-			out.Qualifiers = append(out.Qualifiers, q)
-		}
-	}
-	slices.SortFunc(out.Qualifiers, func(a, b Qualifying) int {
-		return cmp.Or(cmp.Compare(a.QualifiedAt, b.QualifiedAt), cmp.Compare(a.UID, b.UID))
-	})
-
-	if in.Race == nil {
-		out.Leader = copyLeader(next.Leader)
-		return out, next, nil
-	}
-	if err := in.Race.validate(); err != nil {
-		return Output{}, s, err
-	}
-
-	// Evidence counts for the incumbent and the qualifiers, under their
-	// current hotkeys.
-	hotkeys := make(map[uint16]string, len(out.Qualifiers)+1)
-	for _, q := range out.Qualifiers {
-		hotkeys[q.UID] = q.Hotkey
-	}
-	if next.Leader != nil {
-		hotkeys[next.Leader.UID] = next.Leader.Hotkey
-	}
-	var from uint64
-	if p.WindowBlocks > 0 && in.Block > p.WindowBlocks {
-		from = in.Block - p.WindowBlocks
-	}
-	heats := append(slices.Clip(in.History), *in.Race)
-	lg, err := buildLedger(heats, from, in.Block, hotkeys)
-	if err != nil {
-		return Output{}, s, err
-	}
-	out.WindowRaces = len(lg.heats)
-
-	var racers []uint16 // eligible racers of this race, by uid
-	for _, r := range in.Race.Racers {
-		if hk, ok := hotkeys[r.UID]; ok && hk == r.Hotkey {
-			racers = append(racers, r.UID)
-			sum := 0.0
-			for _, sc := range r.Scores {
-				sum += sc
-			}
-			out.Results = append(out.Results, RaceResult{UID: r.UID, Score: sum / float64(max(1, in.Race.Problems))})
-		}
-	}
-	slices.Sort(racers)
-	slices.SortFunc(out.Results, func(a, b RaceResult) int { return cmp.Compare(a.UID, b.UID) })
-	if len(racers) == 0 {
-		out.Outcome = NoRacers
-		out.Leader = copyLeader(next.Leader)
-		return out, next, nil
-	}
-	next.Races++
-
-	compare := func(a, b uint16, shift float64) Comparison {
-		pr := lg.between(a, b)
-		e := pr.Evidence(shift)
-		return Comparison{UID: a, Against: b, Shift: shift, Pairs: pr, Evidence: e, Confident: e*(1-p.Confidence) >= 1}
-	}
-
-	if next.Leader == nil {
-		winner, decision := p.firstCrown(racers, compare)
-		out.Decision = decision
-		if winner < 0 {
-			out.Outcome = Undecided
-			out.Leader = nil
-			return out, next, nil
-		}
-		next.Leader = crown(byUID[uint16(winner)], in.Block)
-		out.Outcome = Crowned
-	} else {
-		leader := next.Leader.UID
-		best := -1
-		var bestEv float64
-		for _, c := range racers {
-			if c == leader {
-				continue
-			}
-			cmpr := compare(c, leader, p.Margin)
-			out.Decision = append(out.Decision, cmpr)
-			// Among challengers shown to be better, the strongest evidence
-			// wins; racers are visited by uid, so ties go to the lower uid.
-			if cmpr.Confident && (best < 0 || cmpr.Evidence > bestEv) {
-				best, bestEv = int(c), cmpr.Evidence
-			}
-		}
-		if best >= 0 {
-			next.Leader = crown(byUID[uint16(best)], in.Block)
-			out.Outcome = Dethroned
-		} else {
-			out.Outcome = Defended
-		}
-	}
-
-	out.Ranked = append(out.Ranked, next.Leader.UID)
-	rest := slices.DeleteFunc(slices.Clone(racers), func(u uint16) bool { return u == next.Leader.UID })
-	slices.SortStableFunc(rest, func(a, b uint16) int { return cmp.Compare(lg.mean(b), lg.mean(a)) })
-	out.Ranked = append(out.Ranked, rest...)
-	out.Leader = copyLeader(next.Leader)
-	return out, next, nil
-}
-
-// firstCrown returns the racer shown to be the best, or −1, and the
-// comparisons that decided: for each racer, the one against the rival it
-// is least shown to beat. Racer c is the best when, against every rival j:
-//
-//   - j < c: c is shown to beat j by more than Margin;
-//   - j > c: c is shown to be no worse than j by more than TieMargin, and
-//     j is not shown to beat c by more than Margin.
-//
-// At most one racer can be the best: for a < b, b needs "b beats a by more
-// than Margin" shown, which rules a out.
-func (p Params) firstCrown(racers []uint16, compare func(a, b uint16, shift float64) Comparison) (int, []Comparison) {
-	winner := -1
-	var decision []Comparison
-	for _, c := range racers {
-		var weakest *Comparison
-		ok := true
-		note := func(cmpr Comparison) {
-			if weakest == nil || cmpr.Evidence < weakest.Evidence {
-				weakest = &cmpr
-			}
-			ok = ok && cmpr.Confident
-		}
-		for _, j := range racers {
-			switch {
-			case j < c:
-				note(compare(c, j, p.Margin))
-			case j > c:
-				note(compare(c, j, -p.TieMargin))
-				if compare(j, c, p.Margin).Confident {
-					ok = false
-				}
-			}
-		}
-		if weakest != nil {
-			decision = append(decision, *weakest)
-		}
-		if ok && winner < 0 {
-			winner = int(c)
-		}
-	}
-	return winner, decision
-}
-
-func copyLeader(l *Leader) *Leader {
-	if l == nil {
-		return nil
-	}
-	c := *l
-	return &c
-}
-
-func crown(q Qualifying, block uint64) *Leader {
-	return &Leader{UID: q.UID, Hotkey: q.Hotkey, Qualifying: q.Score, QualifiedAt: q.QualifiedAt, Since: block}
 }

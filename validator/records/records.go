@@ -186,6 +186,9 @@ type Miner struct {
 	Qualifying *QualifyingRun `json:"qualifying,omitempty"`
 	FirstSeen  uint64         `json:"first_seen"`
 	LastSeen   uint64         `json:"last_seen"`
+	// RegisteredAt is the block at which the hotkey registered on the
+	// subnet, as the chain last said (0: the chain does not tell).
+	RegisteredAt uint64 `json:"registered_at,omitempty"`
 }
 
 // QualifyingRun is one miner's completed qualifying run.

@@ -89,6 +89,9 @@ const (
 	ItemMechanismCountCurrent
 	ItemMinerBurned
 	ItemCommitRevealWeightsVersion
+	// ItemBlockAtRegistration is keyed by (netuid, uid): StorageQuery reads it from Metagraph's
+	// table (Metagraph.blockAtRegistration), not through storageItem.
+	ItemBlockAtRegistration
 )
 
 //go:embed build/*

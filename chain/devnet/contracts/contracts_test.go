@@ -473,6 +473,7 @@ func TestAdminOnly(t *testing.T) {
 	}{
 		{"createSubnet", func() (*types.Transaction, error) { return e.state.CreateSubnet(s, 2, addrOf(e.stranger), 10) }},
 		{"registerNeuron", func() (*types.Transaction, error) { return e.state.RegisterNeuron(s, 1, hk, hk, 1, true) }},
+		{"replaceNeuron", func() (*types.Transaction, error) { return e.state.ReplaceNeuron(s, 1, 1, hk, hk, 1, true) }},
 		{"associateEvmKey", func() (*types.Transaction, error) { return e.state.AssociateEvmKey(s, 1, 0, addrOf(e.stranger)) }},
 		{"setStake", func() (*types.Transaction, error) { return e.state.SetStake(s, 1, 0, 5) }},
 		{"setValidatorPermit", func() (*types.Transaction, error) { return e.state.SetValidatorPermit(s, 1, 1, true) }},

@@ -21,8 +21,9 @@
 //	0x…080c AddressMapping: stateless facades with the reference ABIs selector for selector
 //	0x…0807 StorageQuery: raw SubtensorModule storage keys in, SCALE values out (no ABI, as
 //	        on subtensor); the epoch schedule, tempo and RevealPeriodEpochs come from
-//	        SubtensorState, MechanismCountCurrent, MinerBurned and CommitRevealWeightsVersion
-//	        are its own storage, written by the admin
+//	        SubtensorState, BlockAtRegistration from Metagraph's table,
+//	        MechanismCountCurrent, MinerBurned and CommitRevealWeightsVersion are its own
+//	        storage, written by the admin
 //
 // Epochs follow subtensor's dynamic-tempo scheduler. SubtensorState stores each subnet's
 // schedule (LastEpochBlock, PendingEpochAt, SubnetEpochIndex) as of the block it was last
@@ -33,14 +34,19 @@
 // SubnetEpochIndex moves.
 //
 // Metagraph stores the metagraph table: each subnet's uid count and, per uid, hotkey,
-// coldkey, stake, validator permit, active, lastUpdate, epoch results (rank, trust,
-// consensus, incentive, dividends, vtrust, emission) and axon. Each of its getters is one
-// small contract frame reading its own storage, with no call into SubtensorState: a
-// metagraph snapshot is ~12 eth_calls per uid, and go-ethereum re-analyses the code of every
-// frame of every eth_call. SubtensorState applies the rules and is the only writer, through
+// coldkey, stake, validator permit, active, lastUpdate, registration block, epoch results
+// (rank, trust, consensus, incentive, dividends, vtrust, emission) and axon. Each of its
+// getters is one small contract frame reading its own storage, with no call into
+// SubtensorState: a metagraph snapshot is ~12 eth_calls per uid, and go-ethereum re-analyses
+// the code of every frame of every eth_call. SubtensorState applies the rules and is the only writer, through
 // Metagraph's state* functions (anyone else gets "OnlyState"); it reads the table back
 // through the public getters. Keep Metagraph small and free of external calls
-// (TestMetagraphSelfContained).
+// (TestMetagraphSelfContained). Its one getter outside the reference ABI,
+// blockAtRegistration, serves StorageQuery's BlockAtRegistration, which a snapshot reads
+// once per uid too.
+//
+// SubtensorState's runtime code is above EIP-170's 24 KB limit (solc warns). The limit bounds
+// contract creation only; these contracts are placed in genesis and never created.
 //
 // The contracts sit in genesis as runtime code, so no constructor ever runs. The only
 // genesis storage is SubtensorState's slot 0, the admin address (Metagraph's storage starts

@@ -166,6 +166,7 @@ func TestMetagraphOnlyState(t *testing.T) {
 		{"stateSetLastUpdate", []any{uint16(netuid), uint16(0), uint64(5)}},
 		{"stateSetAxon", []any{uint16(netuid), uint16(0), axon}},
 		{"stateSetEpochResults", []any{uint16(netuid), []epochResult{{Rank: 1}, {Rank: 2}}}},
+		{"stateReplace", []any{uint16(netuid), uint16(0), [32]byte{7}, [32]byte{8}, uint64(9), true}},
 	}
 	if n, want := len(calls), countStateMethods(t, e); n != want {
 		t.Fatalf("test covers %d state* methods, Metagraph has %d", n, want)

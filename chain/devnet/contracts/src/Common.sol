@@ -125,5 +125,6 @@ enum StorageItem {
     RevealPeriodEpochs, // 4 StorageMap<Twox64Concat, NetUid, u64>
     MechanismCountCurrent, // 5 StorageMap<Twox64Concat, NetUid, MechId (u8)>
     MinerBurned, // 6 StorageMap<Identity, NetUid, U96F32 (128 bits)>
-    CommitRevealWeightsVersion // 7 StorageValue<u16>
+    CommitRevealWeightsVersion, // 7 StorageValue<u16>
+    BlockAtRegistration // 8 StorageDoubleMap<Identity, NetUid, Identity, u16 uid, u64>
 }

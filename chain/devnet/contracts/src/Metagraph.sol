@@ -4,9 +4,10 @@ pragma solidity ^0.8.24;
 import {AxonInfo, EpochResult, MAX_UIDS, STATE_ADDRESS} from "./Common.sol";
 
 /// Metagraph precompile facade (0x802). Unlike the other facades it owns its data: the
-/// per-uid metagraph table (hotkey, coldkey, stake, permit, active, lastUpdate, epoch results,
-/// axon) and each subnet's uid count live in this contract's storage, so every reference-ABI
-/// getter runs in this one small frame without calling SubtensorState.
+/// per-uid metagraph table (hotkey, coldkey, stake, permit, active, lastUpdate, registration
+/// block, epoch results, axon) and each subnet's uid count live in this contract's storage, so
+/// every reference-ABI getter runs in this one small frame without calling SubtensorState.
+/// StorageQuery (0x807) reads BlockAtRegistration here for the same reason.
 ///
 /// SubtensorState (0x0a00) stays the owner of the rules: it reads the table through the public
 /// getters and writes it through the state* functions below, which revert "OnlyState" for any
@@ -33,6 +34,7 @@ contract Metagraph {
         bool validatorPermit;
         bool active;
         uint64 lastUpdate;
+        uint64 registeredAt; // BlockAtRegistration
         EpochResult epoch;
         AxonInfo axon;
     }
@@ -105,6 +107,18 @@ contract Metagraph {
     }
 
     // ---------------------------------------------------------------------------------
+    // Not in the reference ABI: for StorageQuery and SubtensorState.
+    // ---------------------------------------------------------------------------------
+
+    /// BlockAtRegistration of (netuid, uid): the block its current hotkey registered at.
+    /// present is false, without a revert, where subtensor holds no entry (no such subnet or uid).
+    function blockAtRegistration(uint16 netuid, uint16 uid) external view returns (bool present, uint64 blockNumber) {
+        SubnetEntry storage s = subnets_[netuid];
+        if (!s.exists || uid >= s.uidCount) return (false, 0);
+        return (true, neurons_[netuid][uid].registeredAt);
+    }
+
+    // ---------------------------------------------------------------------------------
     // SubtensorState only. No rules here: SubtensorState checks them (subnet exists, uid
     // limit, ...) before calling. The uid-indexed setters revert like the getters
     // ("SubnetNotExists", "UidNotFound"), which SubtensorState relies on.
@@ -120,7 +134,8 @@ contract Metagraph {
         subnets_[netuid].exists = true;
     }
 
-    /// Appends a neuron to an existing netuid (active, no epoch results, no axon); returns its uid.
+    /// Appends a neuron to an existing netuid (active, registered now, no epoch results, no axon);
+    /// returns its uid.
     function stateRegister(uint16 netuid, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit)
         external
         onlyState
@@ -129,12 +144,18 @@ contract Metagraph {
         SubnetEntry storage s = subnets_[netuid];
         uid = s.uidCount;
         s.uidCount = uid + 1;
-        Entry storage n = neurons_[netuid][uid];
-        n.hotkey = hotkey;
-        n.coldkey = coldkey;
-        n.stake = stake;
-        n.validatorPermit = validatorPermit;
-        n.active = true;
+        _admit(neurons_[netuid][uid], hotkey, coldkey, stake, validatorPermit);
+    }
+
+    /// Gives an existing uid to a new neuron: keys, stake and permit as given, active, registered
+    /// now, everything else (last update, epoch results, axon) cleared.
+    function stateReplace(uint16 netuid, uint16 uid, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit)
+        external
+        onlyState
+    {
+        _neuron(netuid, uid);
+        delete neurons_[netuid][uid];
+        _admit(neurons_[netuid][uid], hotkey, coldkey, stake, validatorPermit);
     }
 
     function stateSetStake(uint16 netuid, uint16 uid, uint64 stake) external onlyState {
@@ -168,6 +189,16 @@ contract Metagraph {
     // ---------------------------------------------------------------------------------
     // Internals
     // ---------------------------------------------------------------------------------
+
+    /// Fills an empty entry with a neuron registered now (active).
+    function _admit(Entry storage n, bytes32 hotkey, bytes32 coldkey, uint64 stake, bool validatorPermit) private {
+        n.hotkey = hotkey;
+        n.coldkey = coldkey;
+        n.stake = stake;
+        n.validatorPermit = validatorPermit;
+        n.active = true;
+        n.registeredAt = uint64(block.number);
+    }
 
     function _neuron(uint16 netuid, uint16 uid) private view returns (Entry storage) {
         SubnetEntry storage s = subnets_[netuid];

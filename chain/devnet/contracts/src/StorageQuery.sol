@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {StorageItem, STATE_ADDRESS} from "./Common.sol";
+import {StorageItem, STATE_ADDRESS, METAGRAPH_ADDRESS} from "./Common.sol";
 import {SubtensorState} from "./SubtensorState.sol";
+import {Metagraph} from "./Metagraph.sol";
 
 /// StorageQuery precompile emulation (0x807, subtensor precompiles/src/storage_query.rs).
 ///
@@ -11,7 +12,8 @@ import {SubtensorState} from "./SubtensorState.sol";
 /// one of the ten authorized pallet prefixes fails ("Invalid key"), as on subtensor.
 ///
 /// Of SubtensorModule the devnet holds only the items in StorageItem: the epoch schedule, the
-/// tempo and RevealPeriodEpochs come from SubtensorState; MechanismCountCurrent, MinerBurned and
+/// tempo and RevealPeriodEpochs come from SubtensorState, BlockAtRegistration from Metagraph's
+/// table (a small frame: a metagraph snapshot reads it once per uid); MechanismCountCurrent, MinerBurned and
 /// CommitRevealWeightsVersion, which the devnet has no logic for, are this contract's own storage,
 /// written by the devnet admin. Every other key (other items, the other authorized pallets,
 /// wrong lengths or hashes) has no entry here.
@@ -19,9 +21,11 @@ import {SubtensorState} from "./SubtensorState.sol";
 /// The admin setters are the only ABI functions. A storage key reaches the fallback unless its
 /// first four bytes equal one of their selectors, which no authorized prefix does
 /// (TestStorageQuerySelectors). Each key is twox_128("SubtensorModule") ++ twox_128(item name) ++ the hashed map
-/// key: Identity(netuid) is the SCALE u16, Twox64Concat(netuid) is twox_64(u16) ++ u16.
+/// key: Identity(netuid) is the SCALE u16, Twox64Concat(netuid) is twox_64(u16) ++ u16; the double
+/// map BlockAtRegistration appends Identity(uid), the uid's SCALE u16.
 contract StorageQuery {
     SubtensorState internal constant S = SubtensorState(STATE_ADDRESS);
+    Metagraph internal constant M = Metagraph(METAGRAPH_ADDRESS);
 
     struct Extra {
         bool mechanismCountSet;
@@ -55,11 +59,13 @@ contract StorageQuery {
     bytes16 internal constant MECHANISM_COUNT_CURRENT = 0x604fb97037feb8522bf37d42d54fa6e9;
     bytes16 internal constant MINER_BURNED = 0x1eac6222ebba7feba4ca36a94736815e;
     bytes16 internal constant COMMIT_REVEAL_WEIGHTS_VERSION = 0x70d1da21926e4e8efdfb497ee508d611;
+    bytes16 internal constant BLOCK_AT_REGISTRATION = 0x5306000b65aa58c97bf98ad9f8619049;
 
     enum Hasher {
         None, // StorageValue: the key is the 32-byte prefix alone
         Identity,
-        Twox64Concat
+        Twox64Concat,
+        IdentityIdentity // a double map keyed (netuid, uid), both Identity
     }
 
     fallback(bytes calldata key) external returns (bytes memory) {
@@ -68,17 +74,22 @@ contract StorageQuery {
         (bool known, StorageItem item, Hasher hasher, uint256 width) = _item(bytes16(key[16:32]));
         if (!known) return "";
         uint16 netuid;
+        uint16 uid;
         if (hasher == Hasher.None) {
             if (key.length != 32) return "";
         } else if (hasher == Hasher.Identity) {
             if (key.length != 34) return "";
             netuid = _u16le(key[32:34]);
+        } else if (hasher == Hasher.IdentityIdentity) {
+            if (key.length != 36) return "";
+            netuid = _u16le(key[32:34]);
+            uid = _u16le(key[34:36]);
         } else {
             if (key.length != 42) return "";
             netuid = _u16le(key[40:42]);
             if (bytes8(key[32:40]) != _twox64U16(netuid)) return "";
         }
-        (bool present, uint256 value) = _value(item, netuid);
+        (bool present, uint256 value) = _value(item, netuid, uid);
         if (!present) return "";
         bytes memory out = new bytes(width);
         for (uint256 i = 0; i < width; i++) {
@@ -113,8 +124,9 @@ contract StorageQuery {
         require(S.subnetExists(netuid), "SubnetNotExists");
     }
 
-    function _value(StorageItem item, uint16 netuid) internal view returns (bool, uint256) {
+    function _value(StorageItem item, uint16 netuid, uint16 uid) internal view returns (bool, uint256) {
         if (item == StorageItem.CommitRevealWeightsVersion) return (crVersionSet_, crVersion_);
+        if (item == StorageItem.BlockAtRegistration) return M.blockAtRegistration(netuid, uid);
         if (item == StorageItem.MechanismCountCurrent || item == StorageItem.MinerBurned) {
             // Entries of a subnet that no longer exists would be removed (remove_network).
             if (!S.subnetExists(netuid)) return (false, 0);
@@ -168,6 +180,9 @@ contract StorageQuery {
         if (h == MINER_BURNED) return (true, StorageItem.MinerBurned, Hasher.Identity, 16);
         if (h == COMMIT_REVEAL_WEIGHTS_VERSION) {
             return (true, StorageItem.CommitRevealWeightsVersion, Hasher.None, 2);
+        }
+        if (h == BLOCK_AT_REGISTRATION) {
+            return (true, StorageItem.BlockAtRegistration, Hasher.IdentityIdentity, 8);
         }
         return (false, StorageItem.Tempo, Hasher.None, 0);
     }

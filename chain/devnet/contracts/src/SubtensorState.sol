@@ -22,7 +22,7 @@ import {Metagraph} from "./Metagraph.sol";
 /// 0x803, Neuron 0x804, UidLookup 0x806, AddressMapping 0x80c).
 ///
 /// The metagraph table (each subnet's uid count and, per uid, hotkey, coldkey, stake,
-/// validator permit, active, lastUpdate, epoch results and axon) is stored by Metagraph
+/// validator permit, active, lastUpdate, registration block, epoch results and axon) is stored by Metagraph
 /// (0x802) so that its getters run in one small frame. SubtensorState alone writes it, through
 /// Metagraph's state* functions after applying the rules, and reads it through Metagraph's
 /// public getters; everything else (subnets, hyperparameters, the hotkey => uid map, weights,
@@ -80,7 +80,6 @@ contract SubtensorState {
 
     /// The part of a neuron's state that is not in Metagraph's table.
     struct Neuron {
-        uint64 registrationBlock;
         address evmAddress;
         uint64 evmAssociatedBlock;
         PrometheusInfo prometheus;
@@ -182,6 +181,36 @@ contract SubtensorState {
     {
         _subnet(netuid);
         uid = _register(netuid, hotkey, coldkey, stake, validatorPermit);
+    }
+
+    /// replace_neuron (pallets/subtensor/src/subnets/uids.rs): gives uid to a new hotkey, as a
+    /// registration on a full subnet does with the neuron it prunes (the devnet has no pruning:
+    /// the admin names the uid). The uid's BlockAtRegistration becomes the current block; the
+    /// old hotkey leaves the subnet with its EVM association, axon, prometheus, weights and
+    /// commits; other neurons' weights on uid drop to 0; epoch results are cleared.
+    function replaceNeuron(
+        uint16 netuid,
+        uint16 uid,
+        bytes32 hotkey,
+        bytes32 coldkey,
+        uint64 stake,
+        bool validatorPermit
+    ) external onlyAdmin {
+        _neuron(netuid, uid);
+        require(uidPlusOne_[netuid][hotkey] == 0, "HotKeyAlreadyRegisteredInSubNet");
+        delete uidPlusOne_[netuid][M.getHotkey(netuid, uid)];
+        uidPlusOne_[netuid][hotkey] = uid + 1;
+        delete neurons_[netuid][uid];
+        uint16 count = M.getUidCount(netuid);
+        for (uint16 other = 0; other < count; other++) {
+            Neuron storage o = neurons_[netuid][other];
+            uint256 len = o.weightUids.length;
+            for (uint256 i = 0; i < len; i++) {
+                if (o.weightUids[i] == uid) o.weightValues[i] = 0;
+            }
+        }
+        M.stateReplace(netuid, uid, hotkey, coldkey, stake, validatorPermit);
+        emit NeuronRegistered(netuid, uid, hotkey, coldkey);
     }
 
     /// Records evmAddress as associated with uid (what UidLookup reports).
@@ -355,7 +384,7 @@ contract SubtensorState {
         info.validatorPermit = M.getValidatorStatus(netuid, uid);
         info.active = M.getIsActive(netuid, uid);
         info.lastUpdate = M.getLastUpdate(netuid, uid);
-        info.registrationBlock = n.registrationBlock;
+        (, info.registrationBlock) = M.blockAtRegistration(netuid, uid);
         info.rank = M.getRank(netuid, uid);
         info.trust = M.getTrust(netuid, uid);
         info.consensus = M.getConsensus(netuid, uid);
@@ -611,7 +640,6 @@ contract SubtensorState {
         require(M.getUidCount(netuid) < MAX_UIDS, "TooManyRegistrations");
         uid = M.stateRegister(netuid, hotkey, coldkey, stake, validatorPermit);
         uidPlusOne_[netuid][hotkey] = uid + 1;
-        neurons_[netuid][uid].registrationBlock = uint64(block.number);
         emit NeuronRegistered(netuid, uid, hotkey, coldkey);
     }
 

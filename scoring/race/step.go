@@ -182,7 +182,7 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 	}
 	next.Races++
 
-	d := &decider{p: p, lg: lg, registered: registered, block: in.Block}
+	d := &decider{p: p, lg: lg, registered: registered, hotkeys: hotkeys, block: in.Block}
 	if next.Leader == nil {
 		if next.VacantSince == 0 {
 			next.VacantSince = in.Block
@@ -195,6 +195,7 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 			return out, next, nil
 		}
 		next.Leader = crown(byUID[uint16(winner)], in.Block, ref, hotkeys)
+		next.Leader.Members = members(group, nil, next.Leader.UID, hotkeys)
 		next.VacantSince = 0
 		out.Outcome = Crowned
 		out.Group = group
@@ -215,12 +216,14 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 		switch v.outcome {
 		case Dethroned:
 			next.Leader = crown(byUID[v.leader], in.Block, v.reference, hotkeys)
+			next.Leader.Members = members(v.group, nil, next.Leader.UID, hotkeys)
 			next.FirstRaced = nil
 		case HandedOver:
-			since, reference := next.Leader.Since, next.Leader.Reference
+			old := next.Leader
 			next.Leader = crown(byUID[v.leader], in.Block, nil, hotkeys)
 			// The group keeps its reign: the crown moved within it.
-			next.Leader.Since, next.Leader.Reference = since, reference
+			next.Leader.Since, next.Leader.Reference = old.Since, old.Reference
+			next.Leader.Members = members(v.group, append(slices.Clone(old.Members), Miner{UID: old.UID, Hotkey: old.Hotkey}), next.Leader.UID, hotkeys)
 		}
 	}
 
@@ -241,6 +244,7 @@ type decider struct {
 	p          Params
 	lg         *ledger
 	registered map[uint16]uint64
+	hotkeys    map[uint16]string
 	block      uint64
 }
 
@@ -323,7 +327,21 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 	var bestShare float64
 	for _, c := range challengers {
 		share := spendShare(epochs[c]) / k
-		cmpr := d.compare(c, l.UID, d.p.Margin, d.p.logThreshold(len(challengers), epochs[c]), true)
+		logT := d.p.logThreshold(len(challengers), epochs[c])
+		cmpr := d.compare(c, l.UID, d.p.Margin, logT, true)
+		// Against a group, c's evidence is the least of its evidence
+		// against each member that raced: the minimum of e-values is an
+		// e-value for "c beats them all", which keeps the error rate.
+		for _, m := range l.Members {
+			if cmpr.Evidence < 1 {
+				break
+			}
+			if m.UID != c && slices.Contains(racers, m.UID) && d.hotkeys[m.UID] == m.Hotkey {
+				if cm := d.compare(c, m.UID, d.p.Margin, logT, true); cm.Evidence < cmpr.Evidence {
+					cmpr = cm
+				}
+			}
+		}
 		v.decision = append(v.decision, cmpr)
 		if cmpr.Evidence >= 1 {
 			v.merged += share * cmpr.Evidence
@@ -346,22 +364,21 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 		return v
 	}
 	v.group = []uint16{l.UID}
-	// The racer the leader's group beat: the one it dethroned or, for a
-	// leader crowned without beating anyone (a lone first racer), the
-	// racer it is now shown to beat that did best.
-	ref := -1
+	// An earlier-registered racer that the leader is not shown to beat is
+	// a copy, and takes the crown, when it is shown to beat the racer the
+	// leader's group beat to take it. The reference was fixed when the
+	// crown moved, so a better record for the leader, or a worse one for
+	// the copy, never moves the crown to it. A leader crowned without
+	// beating anyone (a lone first racer, or the earliest of a near-tie)
+	// has no reference and is never handed over: what it is shown to beat
+	// later depends on its own record, which would make a better record
+	// lose the crown.
 	if r := l.Reference; r != nil {
-		ref = int(r.UID)
-	} else {
 		for _, c := range challengers {
-			if d.beatsOnce(l.UID, c) && (ref < 0 || d.lg.mean(c) > d.lg.mean(uint16(ref)) || d.lg.mean(c) == d.lg.mean(uint16(ref)) && d.before(c, uint16(ref))) {
-				ref = int(c)
+			if c == r.UID || !d.before(c, l.UID) || d.beatsOnce(l.UID, c) {
+				continue
 			}
-		}
-	}
-	if ref >= 0 {
-		for _, c := range challengers {
-			if int(c) != ref && d.before(c, l.UID) && d.beatsOnce(c, uint16(ref)) && !d.beatsOnce(l.UID, c) {
+			if d.beatsOnce(c, r.UID) {
 				v.group = append(v.group, c)
 			}
 		}
@@ -480,11 +497,31 @@ func (d *decider) firstCrown(racers []uint16, j uint64) (int, *Miner, []uint16, 
 	return int(c), nil, undominated, decision
 }
 
+// members is the leader's group without the leader: the racers of group
+// (under their hotkeys of this step) and the earlier members kept, by uid.
+func members(group []uint16, kept []Miner, leader uint16, hotkeys map[uint16]string) []Miner {
+	out := slices.DeleteFunc(slices.Clone(kept), func(m Miner) bool {
+		hk, known := hotkeys[m.UID]
+		return m.UID == leader || known && hk != m.Hotkey
+	})
+	for _, u := range group {
+		if u != leader && !slices.ContainsFunc(out, func(m Miner) bool { return m.UID == u }) {
+			out = append(out, Miner{UID: u, Hotkey: hotkeys[u]})
+		}
+	}
+	slices.SortFunc(out, func(a, b Miner) int { return cmp.Compare(a.UID, b.UID) })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 func copyLeader(l *Leader) *Leader {
 	if l == nil {
 		return nil
 	}
 	c := *l
+	c.Members = slices.Clone(l.Members)
 	if l.Reference != nil {
 		r := *l.Reference
 		c.Reference = &r

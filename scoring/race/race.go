@@ -78,12 +78,6 @@ type Leader struct {
 	// beat it, and not shown worse than the leader, is a copy and takes the
 	// crown (HandedOver).
 	Reference *Miner `json:"reference,omitempty"`
-	// Members are the other racers that lead with the leader as one
-	// competitor: those that took the crown with it, and those it moved
-	// from or to within the group. A challenger must be shown to beat each
-	// of them that raced, not only the leader, so that the crown does not
-	// pass between copies on one copy's luck.
-	Members []Miner `json:"members,omitempty"`
 	// Qualifying is the leader's qualifying score when it took the crown; the
 	// bar is computed from it.
 	Qualifying  float64 `json:"qualifying"`

@@ -182,7 +182,7 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 	}
 	next.Races++
 
-	d := &decider{p: p, lg: lg, registered: registered, hotkeys: hotkeys, block: in.Block}
+	d := &decider{p: p, lg: lg, registered: registered, block: in.Block}
 	if next.Leader == nil {
 		if next.VacantSince == 0 {
 			next.VacantSince = in.Block
@@ -195,7 +195,6 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 			return out, next, nil
 		}
 		next.Leader = crown(byUID[uint16(winner)], in.Block, ref, hotkeys)
-		next.Leader.Members = members(group, nil, next.Leader.UID, hotkeys)
 		next.VacantSince = 0
 		out.Outcome = Crowned
 		out.Group = group
@@ -216,14 +215,12 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 		switch v.outcome {
 		case Dethroned:
 			next.Leader = crown(byUID[v.leader], in.Block, v.reference, hotkeys)
-			next.Leader.Members = members(v.group, nil, next.Leader.UID, hotkeys)
 			next.FirstRaced = nil
 		case HandedOver:
 			old := next.Leader
 			next.Leader = crown(byUID[v.leader], in.Block, nil, hotkeys)
 			// The group keeps its reign: the crown moved within it.
 			next.Leader.Since, next.Leader.Reference = old.Since, old.Reference
-			next.Leader.Members = members(v.group, append(slices.Clone(old.Members), Miner{UID: old.UID, Hotkey: old.Hotkey}), next.Leader.UID, hotkeys)
 		}
 	}
 
@@ -244,7 +241,6 @@ type decider struct {
 	p          Params
 	lg         *ledger
 	registered map[uint16]uint64
-	hotkeys    map[uint16]string
 	block      uint64
 }
 
@@ -329,19 +325,6 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 		share := spendShare(epochs[c]) / k
 		logT := d.p.logThreshold(len(challengers), epochs[c])
 		cmpr := d.compare(c, l.UID, d.p.Margin, logT, true)
-		// Against a group, c's evidence is the least of its evidence
-		// against each member that raced: the minimum of e-values is an
-		// e-value for "c beats them all", which keeps the error rate.
-		for _, m := range l.Members {
-			if cmpr.Evidence < 1 {
-				break
-			}
-			if m.UID != c && slices.Contains(racers, m.UID) && d.hotkeys[m.UID] == m.Hotkey {
-				if cm := d.compare(c, m.UID, d.p.Margin, logT, true); cm.Evidence < cmpr.Evidence {
-					cmpr = cm
-				}
-			}
-		}
 		v.decision = append(v.decision, cmpr)
 		if cmpr.Evidence >= 1 {
 			v.merged += share * cmpr.Evidence
@@ -354,7 +337,7 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 		// The group that takes the crown: the challengers shown (by the
 		// single test) to beat the incumbent, less those another of them is
 		// shown to beat; its earliest registered leads. It does not depend
-		// on which member happened to be strongest, so copies of one agent
+		// on which of them happened to be strongest, so copies of one agent
 		// pick the same representative on every validator.
 		v.group = d.top(slices.DeleteFunc(slices.Clone(challengers), func(c uint16) bool { return !d.beatsOnce(c, l.UID) }))
 		if len(v.group) == 0 {
@@ -497,31 +480,11 @@ func (d *decider) firstCrown(racers []uint16, j uint64) (int, *Miner, []uint16, 
 	return int(c), nil, undominated, decision
 }
 
-// members is the leader's group without the leader: the racers of group
-// (under their hotkeys of this step) and the earlier members kept, by uid.
-func members(group []uint16, kept []Miner, leader uint16, hotkeys map[uint16]string) []Miner {
-	out := slices.DeleteFunc(slices.Clone(kept), func(m Miner) bool {
-		hk, known := hotkeys[m.UID]
-		return m.UID == leader || known && hk != m.Hotkey
-	})
-	for _, u := range group {
-		if u != leader && !slices.ContainsFunc(out, func(m Miner) bool { return m.UID == u }) {
-			out = append(out, Miner{UID: u, Hotkey: hotkeys[u]})
-		}
-	}
-	slices.SortFunc(out, func(a, b Miner) int { return cmp.Compare(a.UID, b.UID) })
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
 func copyLeader(l *Leader) *Leader {
 	if l == nil {
 		return nil
 	}
 	c := *l
-	c.Members = slices.Clone(l.Members)
 	if l.Reference != nil {
 		r := *l.Reference
 		c.Reference = &r

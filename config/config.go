@@ -155,7 +155,21 @@ type StoreConfig struct {
 	MinFreeHard        ByteSize `yaml:"min_free_hard" help:"free space under which the store stops writing and the validator shuts down (exit non-zero) before the disk fails under Badger"`
 	MinFreeHardPercent float64  `yaml:"min_free_hard_percent" help:"the hard free-space limit as a percentage of the filesystem's size"`
 	Reserve            ByteSize `yaml:"reserve" help:"size of the emergency reserve file kept in the data dir and deleted at the hard limit, so the final flush has room (0 keeps none)"`
+
+	Retention RetentionConfig `yaml:"retention"`
 }
+
+// RetentionConfig bounds how many episodes the store keeps. Both limits are
+// off by default: the trajectories are the product (arena export), so
+// nothing is pruned unless the operator asks.
+type RetentionConfig struct {
+	MaxAge   Duration `yaml:"max_age" help:"prune stored episodes (with their verdicts and index entries) that started longer ago than this, e.g. 720h for 30 days; at least 24h; 0 keeps them (race records, their scores and weights history are always kept, and so are the episodes of races still in the evidence window, of a live race and of miners' current qualifying runs)"`
+	MaxSize  ByteSize `yaml:"max_size" help:"prune the oldest prunable episodes while stored episodes and verdicts take more than this, e.g. 20GiB; at least 64MiB; 0: no size limit"`
+	Interval Duration `yaml:"interval" help:"how often retention runs when max_age or max_size is set"`
+}
+
+// Enabled reports whether any retention limit is set.
+func (r RetentionConfig) Enabled() bool { return r.MaxAge.Duration > 0 || r.MaxSize > 0 }
 
 // MetricsConfig sets where Prometheus metrics and health endpoints listen.
 type MetricsConfig struct {
@@ -169,6 +183,16 @@ type APIConfig struct {
 	Listen      string `yaml:"listen" help:"host:port of the JSON API (/api/v1); a non-loopback address needs api.allow_remote"`
 	AllowRemote bool   `yaml:"allow_remote" help:"serve the API on a non-loopback api.listen; every request then needs the bearer token in api.token_file"`
 	TokenFile   string `yaml:"token_file" help:"file holding the API's bearer token (one line; must grant group and world nothing); required with api.allow_remote"`
+	// AllowedHosts are the names a browser may use for api.listen besides
+	// its own host and loopback: any other Host header is a DNS-rebinding
+	// page (or a misdirected proxy) and is answered 421.
+	AllowedHosts string `yaml:"allowed_hosts" help:"comma-separated host names or IPs (no port) the API and operator console answer to besides api.listen's host and localhost, 127.0.0.1 and ::1, e.g. validator.example.org for a reverse proxy or tunnel; any other Host header gets 421"`
+}
+
+// Hosts is AllowedHosts as a list (Validate has checked each entry).
+func (a APIConfig) Hosts() []string {
+	hosts, _ := ParseHosts(a.AllowedHosts)
+	return hosts
 }
 
 // WebConfig configures the web console's public listener. The operator
@@ -219,7 +243,8 @@ func Default() Config {
 		},
 		Keystore: KeystoreConfig{Dir: "./arena-keys"},
 		Store: StoreConfig{GCInterval: Duration{5 * time.Minute}, GCDiscardRatio: 0.5,
-			MinFreeSoft: 2 << 30, MinFreeSoftPercent: 5, MinFreeHard: 256 << 20, MinFreeHardPercent: 1, Reserve: 256 << 20},
+			MinFreeSoft: 2 << 30, MinFreeSoftPercent: 5, MinFreeHard: 256 << 20, MinFreeHardPercent: 1, Reserve: 256 << 20,
+			Retention: RetentionConfig{Interval: Duration{time.Hour}}},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9100"},
 		API:     APIConfig{Listen: "127.0.0.1:9101"},
 		Web:     WebConfig{PublicRate: 5, PublicBurst: 20},

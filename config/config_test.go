@@ -112,6 +112,24 @@ func TestValidate(t *testing.T) {
 		{"paraphrase zero timeout", func(c *Config) { c.Suite.Paraphrase.Timeout = Duration{} }, `suite.paraphrase.timeout "0s": must be greater than 0`},
 		{"tempo beyond a u16", func(c *Config) { c.Chain.Tempo = 65536 }, `chain.tempo "65536": must be at most 65535 (subtensor's Tempo is a u16)`},
 		{"tempo at the u16 limit", func(c *Config) { c.Chain.Tempo = 65535 }, ""},
+		{"allowed hosts", func(c *Config) { c.API.AllowedHosts = "validator.example.org, 10.0.0.5,[2001:db8::1]" }, ""},
+		{"allowed host with a port", func(c *Config) { c.API.AllowedHosts = "validator.example.org:9101" },
+			`api.allowed_hosts "validator.example.org:9101": "validator.example.org:9101": give the host without a port`},
+		{"allowed host as a URL", func(c *Config) { c.API.AllowedHosts = "https://validator.example.org" },
+			`api.allowed_hosts "https://validator.example.org": "https://validator.example.org" is not a host name or IP address (no scheme, path or wildcard)`},
+		{"allowed host wildcard", func(c *Config) { c.API.AllowedHosts = "*.example.org" },
+			`api.allowed_hosts "*.example.org": "*.example.org" is not a host name or IP address (no scheme, path or wildcard)`},
+		{"retention by age and size", func(c *Config) {
+			c.Store.Retention.MaxAge, c.Store.Retention.MaxSize = Duration{720 * time.Hour}, 20 << 30
+		}, ""},
+		{"retention age too short", func(c *Config) { c.Store.Retention.MaxAge = Duration{30 * time.Minute} },
+			`store.retention.max_age "30m0s": must be 0 (keep every episode) or at least 24h0m0s (e.g. 720h for 30 days)`},
+		{"retention age negative", func(c *Config) { c.Store.Retention.MaxAge = Duration{-time.Hour} },
+			`store.retention.max_age "-1h0m0s": must be 0 (keep every episode) or at least 24h0m0s (e.g. 720h for 30 days)`},
+		{"retention size too small", func(c *Config) { c.Store.Retention.MaxSize = 100 },
+			`store.retention.max_size "100": must be 0 (no size limit) or at least 64MiB`},
+		{"retention zero interval", func(c *Config) { c.Store.Retention.Interval = Duration{} },
+			`store.retention.interval "0s": must be greater than 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +148,46 @@ func TestValidate(t *testing.T) {
 				t.Errorf("error leaks the password: %v", err)
 			}
 		})
+	}
+}
+
+// TestParseHosts: api.allowed_hosts entries come out in the form HostOf
+// gives a Host header, so a listed name matches however the browser
+// spells it, and anything that is not a bare host is refused.
+func TestParseHosts(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    []string
+		wantErr string
+	}{
+		{"", nil, ""},
+		{" Validator.Example.org. , 10.0.0.5,, [2001:DB8::1] ,::1", []string{"validator.example.org", "10.0.0.5", "2001:db8::1", "::1"}, ""},
+		{"tunnel_host", []string{"tunnel_host"}, ""},
+		{"a:80", nil, "without a port"},
+		{"a/b", nil, "no scheme, path or wildcard"},
+		{"user@host", nil, "no scheme, path or wildcard"},
+		{"a..b", nil, "not a host name"},
+		{".", nil, "not a host name"},
+		{"ünïcode.example", nil, "not a host name"},
+	} {
+		got, err := ParseHosts(tt.in)
+		switch {
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("ParseHosts(%q) error %v, want one containing %q", tt.in, err, tt.wantErr)
+		case tt.wantErr == "" && (err != nil || !slices.Equal(got, tt.want)):
+			t.Errorf("ParseHosts(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"Validator.Example.org.:9101": "validator.example.org",
+		"[2001:DB8::1]:9101":          "2001:db8::1",
+		"127.0.0.1":                   "127.0.0.1",
+		"localhost:80":                "localhost",
+		"":                            "",
+	} {
+		if got := HostOf(in); got != want {
+			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -16,6 +17,11 @@ import (
 const (
 	MinDevnetBlockTime = 10 * time.Millisecond
 	MaxDevnetNeurons   = 256 // validators + miners on the devnet
+	// MinRetentionAge and MinRetentionSize keep a slip of the unit
+	// ("30m" for 30 days, "100" for 100 GiB) from pruning every episode
+	// the rules allow at the next retention run.
+	MinRetentionAge  = 24 * time.Hour
+	MinRetentionSize = ByteSize(64 << 20)
 )
 
 // logLevels and logFormats mirror what internal/logx accepts ("" means the
@@ -80,6 +86,13 @@ func (c *Config) Validate() error {
 	if c.Store.MinFreeHardPercent > c.Store.MinFreeSoftPercent {
 		v.bad("store.min_free_hard_percent", strconv.FormatFloat(c.Store.MinFreeHardPercent, 'g', -1, 64), "must not exceed store.min_free_soft_percent")
 	}
+	if r := c.Store.Retention; r.MaxAge.Duration != 0 && r.MaxAge.Duration < MinRetentionAge {
+		v.bad("store.retention.max_age", r.MaxAge.String(), "must be 0 (keep every episode) or at least "+MinRetentionAge.String()+" (e.g. 720h for 30 days)")
+	}
+	if r := c.Store.Retention; r.MaxSize != 0 && r.MaxSize < MinRetentionSize {
+		v.bad("store.retention.max_size", formatByteSize(r.MaxSize), "must be 0 (no size limit) or at least "+formatByteSize(MinRetentionSize))
+	}
+	v.positive("store.retention.interval", c.Store.Retention.Interval)
 	v.positive("shutdown_timeout", c.ShutdownTimeout)
 
 	v.hostPort("metrics.listen", c.Metrics.Listen)
@@ -90,6 +103,9 @@ func (c *Config) Validate() error {
 	}
 	if c.API.AllowRemote && strings.TrimSpace(c.API.TokenFile) == "" {
 		v.problem("api.token_file", "must be set when api.allow_remote is true")
+	}
+	if _, err := ParseHosts(c.API.AllowedHosts); err != nil {
+		v.bad("api.allowed_hosts", c.API.AllowedHosts, err.Error())
 	}
 	if _, port, err := net.SplitHostPort(c.API.Listen); err == nil && port != "0" && c.API.Listen == c.Metrics.Listen {
 		v.problem("api.listen", fmt.Sprintf("%q is also metrics.listen; the API needs its own port", c.API.Listen))
@@ -308,6 +324,57 @@ func (v *validator) hostPort(key, value string) {
 	if err != nil {
 		v.bad(key, value, "must be host:port with a numeric port (e.g. 127.0.0.1:9100, or :9100 for all interfaces)")
 	}
+}
+
+// ParseHosts reads api.allowed_hosts: host names or IP addresses separated
+// by commas, without scheme, port or path (a Host header's port is not
+// what tells a rebinding page from the operator). Names are lower-cased
+// and lose a trailing dot; IPv6 addresses lose their brackets, so each
+// compares with HostOf. Empty entries are skipped.
+func ParseHosts(list string) ([]string, error) {
+	var out []string
+	for _, raw := range strings.Split(list, ",") {
+		h := strings.TrimSpace(raw)
+		if h == "" {
+			continue
+		}
+		if strings.Contains(h, "://") || strings.ContainsAny(h, "/?#@ *") {
+			return nil, fmt.Errorf("%q is not a host name or IP address (no scheme, path or wildcard)", h)
+		}
+		if ip, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+			out = append(out, ip.String())
+			continue
+		}
+		if strings.Contains(h, ":") {
+			return nil, fmt.Errorf("%q: give the host without a port", h)
+		}
+		h = strings.TrimSuffix(strings.ToLower(h), ".")
+		for _, r := range h {
+			if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '.' || r == '_') {
+				return nil, fmt.Errorf("%q is not a host name or IP address", raw)
+			}
+		}
+		if h == "" || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+			return nil, fmt.Errorf("%q is not a host name or IP address", strings.TrimSpace(raw))
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// HostOf is the host of a Host header or listen address in the form
+// ParseHosts gives: without the port, lower-cased, without a trailing dot,
+// an IPv6 address without brackets and in canonical form.
+func HostOf(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	h = strings.Trim(h, "[]")
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip.String()
+	}
+	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
 // IsLoopbackHost reports whether a listen address's host part binds only

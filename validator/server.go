@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +59,10 @@ type APIServerOptions struct {
 	// Pages, if set, serves every path outside /api/v1 (the web
 	// console's operator pages), behind the same token.
 	Pages http.Handler
+	// AllowedHosts are host names or IPs (api.allowed_hosts, as
+	// config.ParseHosts gives them) that requests may name in their Host
+	// header besides Listen's host and loopback.
+	AllowedHosts []string
 }
 
 // PublicServerOptions configure the public web listener (web.public_listen):
@@ -112,10 +119,20 @@ func NewServer(opts ServerOptions, log zerolog.Logger) (*Server, error) {
 
 // NewAPIServer binds the API listener and serves /api/v1 on it, behind
 // the bearer token when one is given. A non-loopback address without a
-// token is refused: the API shows every miner's trajectories.
-func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
+// token is refused: the API shows every miner's trajectories. Only
+// requests that name an allowed host (hostGuard) reach the API or the
+// pages; reg receives the count of the others.
+func NewAPIServer(opts APIServerOptions, log zerolog.Logger, reg prometheus.Registerer) (*Server, error) {
 	if host, _, err := net.SplitHostPort(opts.Listen); err == nil && !config.IsLoopbackHost(host) && opts.Token == "" {
 		return nil, fmt.Errorf("api.listen %s is not a loopback address and no api.token_file is set: the API shows every miner's trajectories", opts.Listen)
+	}
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_api_refused_requests_total",
+		Help: "Requests to api.listen refused before any handler: reason host (421, a Host header not allowed: a DNS-rebinding page or a misdirected proxy) or origin (403, sent from another site)."},
+		[]string{"reason"})
+	if reg != nil {
+		if err := reg.Register(refused); err != nil {
+			return nil, fmt.Errorf("operator API: register metrics: %w", err)
+		}
 	}
 	ln := opts.Listener
 	if ln == nil {
@@ -142,8 +159,85 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger) (*Server, error) {
 	if opts.Token != "" {
 		h = requireBearer(opts.Token, h)
 	}
-	s.srv = newHTTPServer(h)
+	// The guard goes outside the token check: a request from a rebinding
+	// page is refused before it is even challenged.
+	s.srv = newHTTPServer(hostGuard(allowedHosts(opts.Listen, opts.AllowedHosts), refused, h))
 	return s, nil
+}
+
+// loopbackNames are the names a browser on the validator's machine (or at
+// the end of an SSH tunnel) uses for a loopback listener.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// allowedHosts is the set of hosts the API listener answers to: its
+// configured host (unless it is the unspecified address, which no browser
+// names), loopback, and the operator's list.
+func allowedHosts(listen string, extra []string) map[string]bool {
+	set := map[string]bool{}
+	for _, h := range loopbackNames {
+		set[h] = true
+	}
+	if host, _, err := net.SplitHostPort(listen); err == nil && host != "" {
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.IsUnspecified() {
+			set[config.HostOf(host)] = true
+		}
+	}
+	for _, h := range extra {
+		set[config.HostOf(h)] = true
+	}
+	return set
+}
+
+// hostGuard lets through only requests whose Host header names an allowed
+// host (else 421 Misdirected Request), and that, if they carry an Origin
+// header, come from this very origin (else 403). A DNS-rebinding page
+// makes the victim's browser send its own name (attacker.example:9101) to
+// a loopback address it resolved that name to; without this, with no
+// token set (the default loopback set-up), it could read every miner's
+// trajectories and the salt of a weights commit not revealed yet. The
+// console carries no script and no form, so a browser has no reason to
+// send an Origin from anywhere else: a page elsewhere that fetches from
+// here is refused even when the browser would attach the operator's cached
+// Basic credentials. Neither answer says anything of the validator.
+func hostGuard(allowed map[string]bool, refused *prometheus.CounterVec, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed[config.HostOf(r.Host)] {
+			refused.WithLabelValues("host").Inc()
+			refuse(w, http.StatusMisdirectedRequest, "misdirected request: this listener answers only to its own host names (api.listen, loopback and api.allowed_hosts)")
+			return
+		}
+		if origin, ok := r.Header["Origin"]; ok && !sameOrigin(origin, r.Host) {
+			refused.WithLabelValues("origin").Inc()
+			refuse(w, http.StatusForbidden, "forbidden: a request sent from another site")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin reports whether an Origin header names http(s)://host with
+// host the request's own Host. "null" (a sandboxed frame, a local file, a
+// redirect across sites) is no origin of this listener.
+func sameOrigin(origin []string, host string) bool {
+	if len(origin) != 1 {
+		return false
+	}
+	u, err := url.Parse(origin[0])
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return false
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+// refuse answers a request that never reaches a handler: a fixed line of
+// text, never cached.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, msg+"\n")
 }
 
 // NewPublicServer binds web.public_listen and serves the console's public

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"arena/config"
+	"arena/validator/records"
 )
 
 // runServer serves s until the test ends and returns its base URL.
@@ -68,7 +70,7 @@ func TestAPIListenerLoopback(t *testing.T) {
 		{"0.0.0.0:0", false}, {":0", false}, {"[::]:0", false},
 	} {
 		t.Run(tt.listen, func(t *testing.T) {
-			s, err := NewAPIServer(APIServerOptions{Listen: tt.listen}, zerolog.Nop())
+			s, err := NewAPIServer(APIServerOptions{Listen: tt.listen}, zerolog.Nop(), nil)
 			switch {
 			case err != nil && strings.HasPrefix(tt.listen, "[") && !strings.Contains(err.Error(), "loopback"):
 				t.Skipf("cannot bind %s here: %v", tt.listen, err)
@@ -83,7 +85,7 @@ func TestAPIListenerLoopback(t *testing.T) {
 			if tt.loopback {
 				return
 			}
-			s, err = NewAPIServer(APIServerOptions{Listen: tt.listen, Token: "t0ken"}, zerolog.Nop())
+			s, err = NewAPIServer(APIServerOptions{Listen: tt.listen, Token: "t0ken"}, zerolog.Nop(), nil)
 			if err != nil {
 				if strings.HasPrefix(tt.listen, "[") {
 					t.Skipf("cannot bind %s here: %v", tt.listen, err)
@@ -108,7 +110,7 @@ func TestListenersServeOnlyTheirRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0"}, zerolog.Nop())
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0"}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func prefixAll(base string, paths []string) []string {
 // gets 401 and a WWW-Authenticate challenge; with it, the request reaches
 // the handler (here a bad race id: 400).
 func TestAPIBearerToken(t *testing.T) {
-	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token"}, zerolog.Nop())
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token"}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestAPIBearerToken(t *testing.T) {
 // itself takes the same Basic credentials.
 func TestConsolePagesBehindToken(t *testing.T) {
 	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "page "+r.URL.Path) })
-	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token", Pages: pages}, zerolog.Nop())
+	a, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Token: "s3cret-token", Pages: pages}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,5 +258,122 @@ func TestLinkPages(t *testing.T) {
 		if got := rw.Header().Get("Link"); got != want {
 			t.Errorf("%s: Link %q, want %q", api, got, want)
 		}
+	}
+}
+
+// TestAPIHostGuard: on a real listener, a request whose Host header names
+// anything but the configured listen host, loopback or api.allowed_hosts
+// (a DNS-rebinding page: attacker.example resolved to 127.0.0.1) gets 421
+// with nothing of the validator in it, before the token is even asked
+// for, and one whose Origin is another site gets 403; the operator's own
+// names reach the API and the pages. The unrevealed commit's salt stands
+// for what the status would hand a rebinding page.
+func TestAPIHostGuard(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	salt := []uint16{31337, 27183}
+	err := h.store.Update(func(txn *badger.Txn) error {
+		return h.v.rec.PutSubmission(txn, &records.Submission{Window: 3, Op: "commit", Status: records.StatusCommitted, UIDs: []uint16{1}, Values: []uint16{65535},
+			Salt: salt, CommitHash: "0xc0ffee", TxHash: "0xabc", CreatedBlock: 2, Block: 3})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "operator page "+r.URL.Path) })
+	for _, listener := range []struct {
+		name   string
+		listen string
+		token  string
+	}{
+		{"loopback without a token", "127.0.0.1:0", ""},
+		{"configured host with a token", "127.0.0.2:0", "s3cret-token"},
+	} {
+		t.Run(listener.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			a, err := NewAPIServer(APIServerOptions{Listen: listener.listen, Validator: h.v, Pages: pages, Token: listener.token,
+				AllowedHosts: []string{"validator.example.org", "2001:db8::7"}}, zerolog.Nop(), reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := runServer(t, a)
+			_, port, err := net.SplitHostPort(a.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			listenHost, _, _ := net.SplitHostPort(listener.listen)
+			auth := ""
+			if listener.token != "" {
+				auth = "Bearer " + listener.token
+			}
+			for _, tt := range []struct {
+				host, origin string
+				want         int
+			}{
+				{"attacker.example:" + port, "", http.StatusMisdirectedRequest},
+				{"attacker.example", "", http.StatusMisdirectedRequest},
+				{"localhost.attacker.example:" + port, "", http.StatusMisdirectedRequest},
+				{"127.0.0.1.nip.io:" + port, "", http.StatusMisdirectedRequest},
+				{"10.0.0.9:" + port, "", http.StatusMisdirectedRequest},
+				{"attacker.example:" + port, "http://attacker.example:" + port, http.StatusMisdirectedRequest},
+				{listenHost + ":" + port, "", http.StatusOK},
+				{"localhost:" + port, "", http.StatusOK},
+				{"LocalHost.:" + port, "", http.StatusOK},
+				{"127.0.0.1:" + port, "", http.StatusOK},
+				{"[::1]:" + port, "", http.StatusOK},
+				{"validator.example.org", "", http.StatusOK},
+				{"Validator.Example.org:443", "", http.StatusOK},
+				{"[2001:db8::7]:" + port, "", http.StatusOK},
+				{"localhost:" + port, "http://localhost:" + port, http.StatusOK},
+				{"validator.example.org", "https://validator.example.org", http.StatusOK},
+				{"localhost:" + port, "http://attacker.example:" + port, http.StatusForbidden},
+				{"localhost:" + port, "http://localhost:1", http.StatusForbidden},
+				{"localhost:" + port, "null", http.StatusForbidden},
+			} {
+				for _, path := range []string{"/api/v1/status", "/", "/races/1"} {
+					req, err := http.NewRequest(http.MethodGet, base+path, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					req.Host = tt.host
+					if tt.origin != "" {
+						req.Header.Set("Origin", tt.origin)
+					}
+					if auth != "" {
+						req.Header.Set("Authorization", auth)
+					}
+					resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != tt.want {
+						t.Errorf("GET %s Host %q Origin %q: %d, want %d\n%.300s", path, tt.host, tt.origin, resp.StatusCode, tt.want, body)
+						continue
+					}
+					leaked := strings.Contains(string(body), "31337") || strings.Contains(string(body), "operator page") || strings.Contains(string(body), h.v.opts.Signer.Address.Hex())
+					switch {
+					case tt.want != http.StatusOK && leaked:
+						t.Errorf("GET %s Host %q Origin %q: refused but the body has the validator's data:\n%.300s", path, tt.host, tt.origin, body)
+					case tt.want != http.StatusOK && resp.Header.Get("WWW-Authenticate") != "":
+						t.Errorf("GET %s Host %q: refused with a credentials challenge", path, tt.host)
+					case tt.want == http.StatusOK && !leaked:
+						t.Errorf("GET %s Host %q: served, but not the status or page:\n%.300s", path, tt.host, body)
+					}
+				}
+			}
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := map[string]float64{}
+			for _, mf := range mfs {
+				for _, m := range mf.GetMetric() {
+					refused[m.GetLabel()[0].GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+			if refused["host"] != 18 || refused["origin"] != 9 {
+				t.Errorf("arena_api_refused_requests_total: %v, want host 18 and origin 9", refused)
+			}
+		})
 	}
 }

@@ -211,7 +211,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	apiOpts := APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken}
+	apiOpts := APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken, AllowedHosts: cfg.API.Hosts()}
 	if opts.Console != nil {
 		if s.Console, err = opts.Console(s.Validator); err != nil {
 			return nil, fmt.Errorf("web console: %w", err)
@@ -223,7 +223,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 			}
 		}
 	}
-	s.API, err = NewAPIServer(apiOpts, log)
+	s.API, err = NewAPIServer(apiOpts, log, reg)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (h *harness) serveOperator(v *Validator, reg *prometheus.Registry) operator
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	api, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Validator: v}, zerolog.Nop())
+	api, err := NewAPIServer(APIServerOptions{Listen: "127.0.0.1:0", Validator: v}, zerolog.Nop(), nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestValidate(t *testing.T) {
 		{"allowed host wildcard", func(c *Config) { c.API.AllowedHosts = "*.example.org" },
 			`api.allowed_hosts "*.example.org": "*.example.org" is not a host name or IP address (no scheme, path or wildcard)`},
 		{"retention by age and size", func(c *Config) {
-			c.Store.Retention.MaxAge, c.Store.Retention.MaxSize = Duration{720 * time.Hour}, 20 << 30
+			c.Store.Retention.MaxAge, c.Store.Retention.MaxSize = Duration{720 * time.Hour}, 20<<30
 		}, ""},
 		{"retention age too short", func(c *Config) { c.Store.Retention.MaxAge = Duration{30 * time.Minute} },
 			`store.retention.max_age "30m0s": must be 0 (keep every episode) or at least 24h0m0s (e.g. 720h for 30 days)`},

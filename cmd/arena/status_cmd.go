@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -38,9 +39,9 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			client := &http.Client{Timeout: cmd.Duration("timeout")}
-			if token != "" {
-				client.Transport = bearerTransport{token: token, next: http.DefaultTransport}
+			client, err := apiClient(base, token, cmd.Duration("timeout"))
+			if err != nil {
+				return err
 			}
 			var st validator.Status
 			if err := getJSON(ctx, client, base+"/api/v1/status", &st); err != nil {
@@ -87,13 +88,62 @@ func (e *cliEnv) apiBase(cmd *cli.Command) (base, token string, err error) {
 	return base, token, err
 }
 
-// bearerTransport sends the API's bearer token with every request.
+// apiClient reads the API at base. The bearer token goes only to base's
+// own scheme, host and port, and a redirect to any other is refused: a
+// server at --api (or one that took over the address) must not be able to
+// forward the token elsewhere. Go's client would drop the header on a
+// redirect to another domain, but not to another port of the same host or
+// to a subdomain, and not at all when a transport adds it, as here.
+func apiClient(base, token string, timeout time.Duration) (*http.Client, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("validator API %q: %w", base, err)
+	}
+	origin := originOf(u)
+	c := &http.Client{Timeout: timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if originOf(req.URL) != origin {
+			return &foreignRedirectError{to: req.URL.Redacted()}
+		}
+		return nil
+	}}
+	if token != "" {
+		c.Transport = bearerTransport{token: token, origin: origin, next: http.DefaultTransport}
+	}
+	return c, nil
+}
+
+// foreignRedirectError is a redirect arena status does not follow.
+type foreignRedirectError struct{ to string }
+
+func (e *foreignRedirectError) Error() string {
+	return "redirected to " + e.to + ", which is not the validator API's host; not followed (the API never redirects elsewhere)"
+}
+
+// originOf is a URL's scheme, host and port (the scheme's default when
+// the URL names none), in lower case: the unit the token is bound to.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(net.JoinHostPort(u.Hostname(), port))
+}
+
+// bearerTransport sends the API's bearer token with every request to the
+// API's origin, and with no other.
 type bearerTransport struct {
-	token string
-	next  http.RoundTripper
+	token  string
+	origin string
+	next   http.RoundTripper
 }
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if originOf(r.URL) != b.origin {
+		return b.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
@@ -136,6 +186,10 @@ func getJSON(ctx context.Context, client *http.Client, url string, out any) erro
 		return err
 	}
 	resp, err := client.Do(req)
+	var foreign *foreignRedirectError
+	if errors.As(err, &foreign) {
+		return fmt.Errorf("validator API %s: %w", url, foreign)
+	}
 	if err != nil {
 		var uerr interface{ Unwrap() error }
 		if errors.As(err, &uerr) {

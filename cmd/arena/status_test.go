@@ -5,10 +5,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"arena/validator"
 )
@@ -99,5 +101,140 @@ func TestStatusFindsTheAPI(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want one arena: line containing %q", code, stderr, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestStatusTokenStaysWithTheAPI: `arena status` sends the bearer token
+// only to the API's own scheme, host and port. A redirect to another
+// server (another host name, or another port of the same host, which Go's
+// client alone would send a request header to) is refused with one error
+// line, and the other server never sees the token; a redirect within the
+// API is followed with it.
+func TestStatusTokenStaysWithTheAPI(t *testing.T) {
+	type seen struct{ path, auth string }
+	record := make(chan seen, 16)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record <- seen{r.URL.Path, r.Header.Get("Authorization")}
+		_ = json.NewEncoder(w).Encode(validator.Status{HeadBlock: 666})
+	}))
+	t.Cleanup(other.Close)
+	_, otherPort, err := net.SplitHostPort(other.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var redirectTo string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok-456" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/api/v1/status":
+			http.Redirect(w, r, redirectTo, http.StatusFound)
+		case "/api/v1/status/moved":
+			_ = json.NewEncoder(w).Encode(validator.Status{HeadBlock: 4243})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(api.Close)
+	dir := t.TempDir()
+	token := filepath.Join(dir, "api.token")
+	if err := os.WriteFile(token, []byte("tok-456\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ARENA_API_TOKEN_FILE=" + token}
+	for _, tt := range []struct {
+		name     string
+		to       string
+		wantOut  string
+		wantErr  string
+		wantSeen int // requests the other server got
+	}{
+		{"same host, other port", other.URL + "/api/v1/status", "", "not the validator API's host", 0},
+		{"other host name", "http://localhost:" + otherPort + "/api/v1/status", "", "not the validator API's host", 0},
+		{"within the API", "/api/v1/status/moved", "4243", "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			redirectTo = tt.to
+			code, stdout, stderr := runCLI(t, env, "status", "--json", "--api", api.URL)
+			if tt.wantErr == "" {
+				if code != 0 || !strings.Contains(stdout, tt.wantOut) {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, tt.wantOut)
+				}
+			} else if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code == 0 || len(lines) != 1 || !strings.Contains(lines[0], tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want one line containing %q", code, stderr, tt.wantErr)
+			}
+			drain := func() []seen {
+				var out []seen
+				for {
+					select {
+					case s := <-record:
+						out = append(out, s)
+					default:
+						return out
+					}
+				}
+			}
+			got := drain()
+			if len(got) != tt.wantSeen {
+				t.Errorf("the other server got %d requests, want %d: %+v", len(got), tt.wantSeen, got)
+			}
+			for _, s := range got {
+				if s.auth != "" {
+					t.Errorf("the other server got %s with Authorization %q", s.path, s.auth)
+				}
+			}
+		})
+	}
+}
+
+// TestAPIClientBindsTheToken: the transport adds the token for the API's
+// origin only, whatever a request names, so no code path that builds a
+// request to another origin can carry it.
+func TestAPIClientBindsTheToken(t *testing.T) {
+	type seen struct{ host, auth string }
+	record := make(chan seen, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record <- seen{r.Host, r.Header.Get("Authorization")}
+	}))
+	t.Cleanup(srv.Close)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := apiClient("http://127.0.0.1:"+port, "tok", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		url, wantAuth string
+	}{
+		{"http://127.0.0.1:" + port + "/api/v1/status", "Bearer tok"},
+		{"HTTP://127.0.0.1:" + port + "/x", "Bearer tok"},
+		{"http://localhost:" + port + "/api/v1/status", ""},
+	} {
+		resp, err := client.Get(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if s := <-record; s.auth != tt.wantAuth {
+			t.Errorf("GET %s: Authorization %q, want %q", tt.url, s.auth, tt.wantAuth)
+		}
+	}
+	for in, want := range map[string]string{
+		"http://Example.org":      "http://example.org:80",
+		"https://example.org":     "https://example.org:443",
+		"https://example.org:443": "https://example.org:443",
+		"http://[::1]:9101/x":     "http://[::1]:9101",
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := originOf(u); got != want {
+			t.Errorf("originOf(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

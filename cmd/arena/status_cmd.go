@@ -28,7 +28,8 @@ func newStatusCommand(env *cliEnv) *cli.Command {
 		Description: "Reads the validator's read-only JSON API (GET /api/v1/status and /api/v1/leaderboard) and\n" +
 			"prints it as a table. The API listens on api.listen (127.0.0.1:9101 by default), so with the\n" +
 			"validator's --config (and ARENA_* environment) status finds it by itself; --api overrides that.\n" +
-			"When api.token_file is set, its token is sent as the bearer token.",
+			"When api.token_file is set, its token is sent as the bearer token, to the API's own scheme,\n" +
+			"host and port only; a redirect to any other is refused.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "api", Usage: "validator API base `URL` (default: http:// and api.listen)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the raw status document"},

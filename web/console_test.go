@@ -119,9 +119,25 @@ func TestPublicListener(t *testing.T) {
 		Racers: []records.Racer{{UID: 1, Hotkey: "5H"}}})
 	w.episode(t, f.v.rec, records.Episode{Kind: records.Racing, RaceID: 50, Hotkey: "5H", ProblemType: secret.Type, Cluster: secret.Cluster,
 		Trajectory: fixtureTrajectory("on-unexposed", secret, 1, "thinking")}, nil)
+	// An episode whose miner could not be dialled: its end detail names
+	// the miner's axon, which only the operator may see.
+	dialFail := fixtureTrajectory("dial-failed", f.public[0], 2, "")
+	dialFail.Steps, dialFail.EndReason = nil, "dial_failed"
+	dialFail.EndDetail = "dial 10.0.0.2:8091: dial tcp 10.0.0.2:8091: connect: connection refused"
+	w.episode(t, f.v.rec, records.Episode{Kind: records.Qualifying, Hotkey: fixtureHotkey(2), ProblemType: f.public[0].Type, Cluster: f.public[0].Cluster,
+		Trajectory: dialFail}, nil)
 	w.flush(t)
 	c := newConsole(t, f, Options{PublicBurst: 100000, PublicRate: 100000})
 	pub := c.Public()
+	for _, path := range []string{"/episodes/dial-failed", "/episodes/dial-failed?format=json"} {
+		code, body, _ := get(t, pub, path)
+		if code != http.StatusOK || strings.Contains(body, "10.0.0.2") || !strings.Contains(body, "connect: connection refused") {
+			t.Errorf("public %s: %d, want the reason without the address:\n%.2000s", path, code, body)
+		}
+		if code, body, _ := get(t, c.Operator(), path); code != http.StatusOK || !strings.Contains(body, "dial 10.0.0.2:8091") {
+			t.Errorf("operator %s: %d, want the whole detail", path, code)
+		}
+	}
 	if code, body, _ := get(t, pub, "/races/50"); code != http.StatusOK || !strings.Contains(body, "withheld") {
 		t.Errorf("public race naming an unexposed problem: %d, withheld shown: %v", code, strings.Contains(body, "withheld"))
 	}

@@ -128,6 +128,9 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	tr := &e.Trajectory
 	view := EpisodeView{ID: tr.EpisodeID, Kind: e.Kind, RaceID: e.RaceID, UID: tr.MinerUID, Hotkey: e.Hotkey, Block: e.Block,
 		Problem: problem, Query: tr.Query, End: string(tr.EndReason), Detail: tr.EndDetail, Seconds: tr.Timings.Duration().Seconds()}
+	if public {
+		view.Detail = publicDetail(view.Detail)
+	}
 	if judged {
 		if public {
 			// The model's raw answer is the operator's to debug with.
@@ -169,16 +172,17 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	return view, nil
 }
 
-// prettyJSON indents raw JSON for reading, clipped to maxJSONBytes.
+// prettyJSON indents raw JSON for reading, clipped to maxJSONBytes, with
+// bidirectional controls shown as escapes (escapeBidi).
 func prettyJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return clip(string(raw), maxJSONBytes)
+		return escapeBidi(clip(string(raw), maxJSONBytes))
 	}
-	return clip(buf.String(), maxJSONBytes)
+	return escapeBidi(clip(buf.String(), maxJSONBytes))
 }
 
 // tableOf lays out a JSON array of objects (or an object whose one array

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,8 +105,8 @@ func New(opts Options, log zerolog.Logger) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Console{opts: opts, log: log.With().Str("component", "web").Logger(), tmpl: tmpl,
-		static: http.StripPrefix("/static/", http.FileServerFS(sub)), limiter: newIPLimiter(opts.PublicRate, opts.PublicBurst)}
+	c := &Console{opts: opts, log: log.With().Str("component", "web").Logger(), tmpl: tmpl, limiter: newIPLimiter(opts.PublicRate, opts.PublicBurst)}
+	c.static = c.staticFiles(sub)
 	c.m.render = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "arena_web_page_seconds",
 		Help:    "Server time to build and render one console page, by page and listener.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"page", "listener"})
@@ -335,6 +336,20 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, public bool, err 
 		return
 	}
 	c.render(w, status, "error", layout{Public: public, Page: "error", Error: msg})
+}
+
+// staticFiles serves the files under /static/ and nothing else: a
+// directory (/static/ itself included) is a 404, not a listing of what the
+// console embeds.
+func (c *Console) staticFiles(fsys fs.FS) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, _ := strings.CutPrefix(r.URL.Path, "/static/")
+		if fi, err := fs.Stat(fsys, name); err != nil || fi.IsDir() {
+			c.fail(w, r, true, notFound("no such file: %s", clip(r.URL.Path, 80)))
+			return
+		}
+		http.ServeFileFS(w, r, fsys, name)
+	})
 }
 
 func wantsJSON(r *http.Request) bool { return r.URL.Query().Get("format") == "json" }

@@ -363,3 +363,30 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticFilesOnly: /static/ serves the embedded files and no listing
+// of them: a directory is a 404 on both handlers.
+func TestStaticFilesOnly(t *testing.T) {
+	f := smallArena(t, "")
+	c := newConsole(t, f, Options{PublicRate: 1e9, PublicBurst: 1 << 30})
+	for _, h := range []http.Handler{c.Operator(), c.Public()} {
+		for _, tt := range []struct {
+			path string
+			want int
+		}{
+			{"/static/console.css", http.StatusOK},
+			{"/static/icon.svg", http.StatusOK},
+			{"/static/", http.StatusNotFound},
+			{"/static/nope.css", http.StatusNotFound},
+			{"/static/console.css/", http.StatusNotFound},
+		} {
+			code, body, _ := get(t, h, tt.path)
+			if code != tt.want {
+				t.Errorf("%s: %d, want %d", tt.path, code, tt.want)
+			}
+			if strings.Contains(body, `href="console.css"`) || strings.Contains(body, `href="icon.svg"`) {
+				t.Errorf("%s lists the directory:\n%.300s", tt.path, body)
+			}
+		}
+	}
+}

@@ -277,10 +277,44 @@ func TestPublicRateLimit(t *testing.T) {
 	if r := fetch("198.51.100.8"); r.StatusCode != http.StatusOK {
 		t.Errorf("another IP: %d", r.StatusCode)
 	}
+	// The same IPv4 address spelled as IPv4-mapped IPv6 is the same client.
+	if r := fetch("[::ffff:198.51.100.7]"); r.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("198.51.100.7 as ::ffff:198.51.100.7: %d, want 429", r.StatusCode)
+	}
+	// Every address of one IPv6 /64 shares a bucket; the next /64 has its own.
+	for i := range 3 {
+		if r := fetch(fmt.Sprintf("[2001:db8:1:2::%x]", i+1)); r.StatusCode != http.StatusOK {
+			t.Fatalf("IPv6 request %d: %d", i, r.StatusCode)
+		}
+	}
+	if r := fetch("[2001:db8:1:2:ffff:ffff:ffff:fffe]"); r.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("another address of the same /64: %d, want 429", r.StatusCode)
+	}
+	if r := fetch("[2001:db8:1:3::1]"); r.StatusCode != http.StatusOK {
+		t.Errorf("an address of the next /64: %d, want 200", r.StatusCode)
+	}
 	// The operator handler is never limited.
 	for range 10 {
 		if code, _, _ := get(t, c.Operator(), "/leaderboard"); code != http.StatusOK {
 			t.Fatalf("operator: %d", code)
+		}
+	}
+}
+
+// TestClientKey: an IPv4 client is its address, an IPv6 one its /64.
+func TestClientKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"198.51.100.7:5555":          "198.51.100.7",
+		"[::ffff:198.51.100.7]:5555": "198.51.100.7",
+		"[2001:db8:1:2::1]:443":      "2001:db8:1:2::/64",
+		"[2001:db8:1:2:a:b:c:d]:1":   "2001:db8:1:2::/64",
+		"[fe80::1%eth0]:80":          "fe80::/64",
+		"[::1]:80":                   "::/64",
+		"2001:db8::1":                "2001:db8::/64",
+		"not an address":             "not an address",
+	} {
+		if got := clientKey(in); got != want {
+			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -17,7 +18,7 @@ import (
 // errs towards serving).
 const maxTrackedIPs = 50_000
 
-// ipLimiter is a token bucket per client IP.
+// ipLimiter is a token bucket per client (clientKey).
 type ipLimiter struct {
 	rate  rate.Limit
 	burst int
@@ -79,15 +80,37 @@ func (l *ipLimiter) evict(now time.Time) {
 	}
 }
 
-// limit answers 429 with Retry-After to a client IP over its rate. The IP
-// is the connection's peer: behind a reverse proxy, limit there instead.
+// clientKey is the limiter's bucket for a connection's peer address: an
+// IPv4 address on its own (an IPv4-mapped IPv6 address counts as the IPv4
+// one), an IPv6 address by its /64. One subscriber or one server is
+// routinely handed a whole /64, so per address it could make a fresh
+// client of every request.
+func clientKey(remoteAddr string) string {
+	host := remoteAddr
+	if h, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		host = h
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return remoteAddr
+	}
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr.String()
+	}
+	p, err := addr.WithZone("").Prefix(64)
+	if err != nil {
+		return remoteAddr
+	}
+	return p.String()
+}
+
+// limit answers 429 with Retry-After to a client over its rate (clientKey
+// says which requests share a bucket). The address is the connection's
+// peer: behind a reverse proxy, limit there instead.
 func (c *Console) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			ip = r.RemoteAddr
-		}
-		if ok, wait := c.limiter.allow(ip, time.Now()); !ok {
+		if ok, wait := c.limiter.allow(clientKey(r.RemoteAddr), time.Now()); !ok {
 			c.m.limited.Inc()
 			// Not the page's cache policy: a shared cache must not hand
 			// this client's refusal to everyone.

@@ -124,6 +124,14 @@ func TestBrowser(t *testing.T) {
 		if n := p.Count(t, `td:not([class="x"])`); n != 4 { // quotes in a selector
 			t.Errorf("Count(td) = %d, want 4", n)
 		}
+		var got struct {
+			Rows   int    `json:"rows"`
+			Leader string `json:"leader"`
+		}
+		p.EvalJSON(t, `{rows: document.querySelectorAll("tbody tr").length, leader: document.getElementById("leader").textContent}`, &got)
+		if got.Rows != 2 || got.Leader != "miner-7" {
+			t.Errorf("EvalJSON = %+v, want 2 rows and leader miner-7", got)
+		}
 
 		p.Click(t, "#more")
 		p.WaitVisible(t, "#extra")

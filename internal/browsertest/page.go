@@ -183,6 +183,23 @@ func (p *Page) Count(t testing.TB, selector string) int {
 	return n
 }
 
+// EvalJSON evaluates a JavaScript expression in the page, now, and decodes
+// its value, passed through JSON.stringify, into out. It is how a test asks
+// the browser what only layout knows (where a text ended up, which style
+// applies); the page's Content Security Policy does not apply to it.
+func (p *Page) EvalJSON(t testing.TB, expr string, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	js, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify((` + expr + `))`))
+	if err != nil {
+		t.Fatalf("browsertest: evaluating on %s: %v", p.URL, err)
+	}
+	if err := json.Unmarshal([]byte(js), out); err != nil {
+		t.Fatalf("browsertest: the value evaluated on %s: %v\n%.300s", p.URL, err, js)
+	}
+}
+
 // Click waits until the first element that matches the CSS selector is
 // visible, and clicks it with the mouse. It does not wait for what the click
 // causes: follow it with WaitVisible, then Refresh.

@@ -171,8 +171,12 @@ func (r *Records) Check(ctx context.Context, st *store.Store, ledger *suite.Ledg
 			if err != nil {
 				return err
 			}
-			if want := len(rc.Racers) * len(rc.Problems); len(ids) != want {
-				rep.addf("race %d: %d episodes stored, want %d (%d racers × %d problems)", rc.ID, len(ids), want, len(rc.Racers), len(rc.Problems))
+			if want := len(rc.Racers) * len(rc.Problems); len(ids)+rc.EpisodesPruned != want {
+				pruned := ""
+				if rc.EpisodesPruned > 0 {
+					pruned = fmt.Sprintf(" and %d pruned by store retention", rc.EpisodesPruned)
+				}
+				rep.addf("race %d: %d episodes stored%s, want %d (%d racers × %d problems)", rc.ID, len(ids), pruned, want, len(rc.Racers), len(rc.Problems))
 			}
 			seen := map[[2]string]bool{}
 			for _, id := range ids {

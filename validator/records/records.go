@@ -103,6 +103,10 @@ type Race struct {
 	// this race's were drawn (nil in records written before it was kept):
 	// the hidden pool over time.
 	HiddenLeft *int `json:"hidden_left,omitempty"`
+	// EpisodesPruned counts the race's episodes that store retention
+	// deleted (PruneEpisode). Its scores stay: Heat, Results and Episodes
+	// are the record's own.
+	EpisodesPruned int `json:"episodes_pruned,omitempty"`
 }
 
 // RaceState is the race state machine's persisted value plus the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
@@ -116,6 +117,29 @@ func TestCheckFindsDamage(t *testing.T) {
 		{"race state names no race", func(f *fixture, txn *badger.Txn) error {
 			return f.rec.PutState(txn, RaceState{NextRaceID: 2, Current: 7})
 		}, "current race 7 is not stored"},
+		{"episode pruned", func(f *fixture, txn *badger.Txn) error {
+			_, err := f.rec.PruneEpisode(txn, "e1")
+			return err
+		}, ""},
+		{"episode deleted without its count", func(f *fixture, txn *badger.Txn) error {
+			if _, err := f.rec.PruneEpisode(txn, "e1"); err != nil {
+				return err
+			}
+			rc, _, err := f.rec.GetRace(txn, 1)
+			if err != nil {
+				return err
+			}
+			rc.EpisodesPruned = 0
+			return f.rec.PutRace(txn, &rc)
+		}, "race 1: 0 episodes stored, want 1"},
+		{"pruned count above the racers' episodes", func(f *fixture, txn *badger.Txn) error {
+			rc, _, err := f.rec.GetRace(txn, 1)
+			if err != nil {
+				return err
+			}
+			rc.EpisodesPruned = 1
+			return f.rec.PutRace(txn, &rc)
+		}, "race 1: 1 episodes stored and 1 pruned by store retention, want 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,5 +161,74 @@ func TestCheckFindsDamage(t *testing.T) {
 				t.Fatalf("problems %v lack %q", rep.Problems, tt.want)
 			}
 		})
+	}
+}
+
+// TestPruneEpisode: pruning deletes the episode, its verdict and its three
+// index entries and counts it in its race; a second prune finds nothing.
+// ForEachEpisodeInfo reads what a full decode reads, without the steps.
+func TestPruneEpisode(t *testing.T) {
+	f := newFixture(t)
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	q := Episode{Trajectory: episode.Trajectory{EpisodeID: "q1", ProblemID: "p9", MinerUID: 4, EndReason: episode.ReasonTerminated,
+		Timings: episode.Timings{Start: start, End: start.Add(time.Second)},
+		Steps:   []episode.StepRecord{{Think: strings.Repeat("long think ", 500)}}}, Kind: Qualifying, Hotkey: "hk4"}
+	if err := f.st.Update(func(txn *badger.Txn) error { return f.rec.PutEpisode(txn, &q) }); err != nil {
+		t.Fatal(err)
+	}
+	infos := map[string]EpisodeInfo{}
+	err := f.st.View(func(txn *badger.Txn) error {
+		return f.rec.ForEachEpisodeInfo(txn, func(i EpisodeInfo) error { infos[i.ID] = i; return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := infos["q1"]; got.Kind != Qualifying || got.UID != 4 || got.Problem != "p9" || !got.Start.Equal(start) || got.Bytes < 5000 {
+		t.Errorf("q1: %+v", got)
+	}
+	if got := infos["e1"]; got.Kind != Racing || got.RaceID != 1 || got.UID != 3 || got.Problem != f.ep.Trajectory.ProblemID || got.Bytes <= 0 {
+		t.Errorf("e1: %+v", got)
+	}
+	if len(infos) != 2 {
+		t.Errorf("%d episodes read, want 2", len(infos))
+	}
+	for _, id := range []string{"e1", "q1"} {
+		err := f.st.Update(func(txn *badger.Txn) error {
+			ok, err := f.rec.PruneEpisode(txn, id)
+			if err == nil && !ok {
+				err = errors.New("not found")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("prune %s: %v", id, err)
+		}
+	}
+	err = f.st.View(func(txn *badger.Txn) error {
+		for _, k := range [][]byte{
+			f.rec.Episodes.Key(store.String("e1")), f.rec.Verdicts.Key(store.String("e1")),
+			f.rec.ByProblem.Key(store.String(f.ep.Trajectory.ProblemID), store.String("e1")),
+			f.rec.ByMiner.Key(store.U16(3), store.String("e1")), f.rec.ByRace.Key(store.U64(1), store.String("e1")),
+			f.rec.Episodes.Key(store.String("q1")), f.rec.ByProblem.Key(store.String("p9"), store.String("q1")),
+			f.rec.ByMiner.Key(store.U16(4), store.String("q1")),
+		} {
+			if _, err := txn.Get(k); !errors.Is(err, badger.ErrKeyNotFound) {
+				t.Errorf("key %x still there after pruning (%v)", k, err)
+			}
+		}
+		rc, _, err := f.rec.GetRace(txn, 1)
+		if rc.EpisodesPruned != 1 {
+			t.Errorf("race 1 counts %d episodes pruned, want 1", rc.EpisodesPruned)
+		}
+		if ok, err := f.rec.PruneEpisode(txn, "e1"); ok || err != nil {
+			t.Errorf("pruning e1 again: %v %v, want nothing found", ok, err)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := f.rec.Check(context.Background(), f.st, f.ledger); err != nil || !rep.OK() {
+		t.Fatalf("check after pruning: %v %v", rep.Problems, err)
 	}
 }

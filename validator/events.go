@@ -20,6 +20,8 @@ const (
 	EventWeightsReveal      EventKind = "weights_revealed"
 	EventWeightsFailed      EventKind = "weights_failed"
 	EventClusterCompromised EventKind = "cluster_compromised"
+	// EventPruned: store retention deleted old episodes.
+	EventPruned EventKind = "episodes_pruned"
 )
 
 // Event is one progress report. Text is a readable one-line summary; the

@@ -35,6 +35,9 @@ type metrics struct {
 	hiddenUsed  prometheus.Counter
 	templated   *prometheus.CounterVec
 	void        *prometheus.CounterVec
+	// Store retention: episodes pruned, and the bytes left.
+	pruned       *prometheus.CounterVec
+	episodeBytes prometheus.Gauge
 
 	lastHead func() (chain.Head, time.Time)
 }
@@ -94,6 +97,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Help: "1 once another process was seen signing with this validator's key; no weights are set from then on."})
 	m.chainReset = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_chain_reset",
 		Help: "1 when the node serves another chain than the one the data dir was built on (the validator does no work until the operator acts; docs/operations.md)."})
+	m.pruned = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_pruned_episodes_total",
+		Help: "Stored episodes deleted by store.retention, by reason (age: older than max_age; size: the oldest while episodes took more than max_size)."}, []string{"reason"})
+	m.episodeBytes = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_episode_bytes",
+		Help: "Bytes of stored episodes and verdicts (keys and values) after the last store.retention run; 0 until one ran."})
+	for _, r := range []string{pruneAge, pruneSize} {
+		m.pruned.WithLabelValues(r)
+	}
 	for _, k := range []string{"qualifying", "race"} {
 		m.templated.WithLabelValues(k)
 		m.void.WithLabelValues(k)
@@ -121,7 +131,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
-		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse} {
+		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse,
+		m.pruned, m.episodeBytes} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)
 		}

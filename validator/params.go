@@ -26,3 +26,8 @@ func EpisodeLimits(ec config.EpisodeConfig) episode.Limits {
 		MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
 		MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes}
 }
+
+// Retention is the store retention a config selects (store.retention).
+func Retention(c config.RetentionConfig) RetentionOptions {
+	return RetentionOptions{MaxAge: c.MaxAge.Duration, MaxBytes: int64(c.MaxSize), Every: c.Interval.Duration}
+}

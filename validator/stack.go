@@ -202,7 +202,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		Limits:            EpisodeLimits(ec),
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
-		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,
+		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed, Retention: Retention(cfg.Store.Retention),
 	}, log, reg)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,10 @@ type Options struct {
 	// OnEvent, if set, receives progress events (arena dev's live view).
 	// It is called synchronously and must not block.
 	OnEvent func(Event)
+
+	// Retention prunes old stored episodes (store.retention); the zero
+	// value keeps every one.
+	Retention RetentionOptions
 }
 
 func (o *Options) validate() error {
@@ -101,6 +105,9 @@ func (o *Options) validate() error {
 	}
 	if err := o.Limits.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Retention.MaxAge < 0 || o.Retention.MaxBytes < 0 || o.Retention.Every < 0 {
+		errs = append(errs, errors.New("retention limits and interval must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -289,6 +296,9 @@ func (v *Validator) Run(ctx context.Context) error {
 			return err
 		}
 	})
+	if v.opts.Retention.Enabled() {
+		g.Go(func() error { v.runRetention(gctx); return nil })
+	}
 	g.Go(func() error {
 		for {
 			select {

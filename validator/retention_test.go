@@ -94,6 +94,33 @@ func TestRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A race not decided yet, started (as a slow one might have) before
+	// the evidence window, with an old episode of its own.
+	var live uint64
+	err := h.store.Update(func(txn *badger.Txn) error {
+		st, err := v.rec.GetState(txn)
+		if err != nil {
+			return err
+		}
+		live = st.NextRaceID
+		rc := records.Race{ID: live, Window: 1, Phase: records.PhaseJudging, StartedBlock: 1, Racers: []records.Racer{{UID: 1}}}
+		if err := v.rec.PutRace(txn, &rc); err != nil {
+			return err
+		}
+		st.Current, st.NextRaceID = live, live+1
+		return v.rec.PutState(txn, st)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := now.Add(-10 * 24 * time.Hour)
+	err = h.store.Update(func(txn *badger.Txn) error {
+		return v.rec.PutEpisode(txn, &records.Episode{Kind: records.Racing, RaceID: live, Hotkey: "5Live", Trajectory: episode.Trajectory{EpisodeID: "live-race",
+			ProblemID: "live-problem", MinerUID: 1, EndReason: episode.ReasonTerminated, Timings: episode.Timings{Start: start, End: start}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	extra("old-run", 1, now.Add(-10*24*time.Hour))
 	extra("in-flight", 9, now.Add(-10*24*time.Hour))
 	extra("fresh-orphan", 1, now.Add(47*time.Hour))
@@ -104,6 +131,9 @@ func TestRetention(t *testing.T) {
 	before := h.storeView()
 	var outside, inside []records.Race
 	for _, rc := range before.races {
+		if rc.ID == live {
+			continue
+		}
 		if rc.Phase != records.PhaseDone {
 			t.Fatalf("race %d is %s after settling", rc.ID, rc.Phase)
 		}
@@ -145,6 +175,10 @@ func TestRetention(t *testing.T) {
 	for _, rc := range before.races {
 		got := after.raceByID(rc.ID)
 		switch {
+		case rc.ID == live:
+			if got == nil || got.EpisodesPruned != 0 {
+				t.Errorf("the live race: %+v, want it and its episode untouched", got)
+			}
 		case got == nil || got.Heat == nil || got.Output == nil || len(got.Results) != len(rc.Results) || len(got.Episodes) != len(rc.Episodes):
 			t.Errorf("race %d lost its record, heat, decision or scores: %+v", rc.ID, got)
 		case rc.StartedBlock < from && (got.EpisodesPruned != len(before.raceEpisodes[rc.ID]) || len(after.raceEpisodes[rc.ID]) != 0):
@@ -283,5 +317,28 @@ func (h *harness) checkStore(when string) {
 	}
 	if rep.Episodes == 0 || rep.Races == 0 {
 		h.t.Errorf("%s: store check read %d episodes and %d races", when, rep.Episodes, rep.Races)
+	}
+}
+
+// TestRetentionRuns: a running validator with a retention limit prunes
+// once it is ready, without waiting for its interval, and its retention
+// loop ends with Run (the package's goleak check).
+func TestRetentionRuns(t *testing.T) {
+	h := newHarness(t, harnessOptions{edit: func(o *Options) {
+		o.Retention = RetentionOptions{MaxAge: 24 * time.Hour, Every: time.Hour}
+	}})
+	start := time.Now().Add(-48 * time.Hour)
+	err := h.store.Update(func(txn *badger.Txn) error {
+		return h.v.rec.PutEpisode(txn, &records.Episode{Kind: records.Qualifying, Hotkey: "5Old", Trajectory: episode.Trajectory{EpisodeID: "old",
+			ProblemID: "p", MinerUID: 3, EndReason: episode.ReasonTerminated, Timings: episode.Timings{Start: start, End: start}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.feed(1)
+	h.until("retention prunes the old episode", func() bool { return len(h.eventsOf(EventPruned)) == 1 })
+	if n := h.storeView().episodes; len(n) != 0 {
+		t.Errorf("%d episodes left, want none", len(n))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"go.uber.org/goleak"
 
 	"arena/store"
@@ -421,6 +422,56 @@ func TestStaticFilesOnly(t *testing.T) {
 			if strings.Contains(body, `href="console.css"`) || strings.Contains(body, `href="icon.svg"`) {
 				t.Errorf("%s lists the directory:\n%.300s", tt.path, body)
 			}
+		}
+	}
+}
+
+// TestPrunedRace: once store retention deleted a race's episodes, its page
+// still shows every score (from the race record), says why the cells link
+// nowhere, and the deleted episodes answer 404.
+func TestPrunedRace(t *testing.T) {
+	f := smallArena(t, "")
+	var pruned []string
+	err := f.v.st.Update(func(txn *badger.Txn) error {
+		ids, err := f.v.rec.RaceEpisodes(txn, 1)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := f.v.rec.PruneEpisode(txn, id); err != nil {
+				return err
+			}
+		}
+		pruned = ids
+		return nil
+	})
+	if err != nil || len(pruned) == 0 {
+		t.Fatalf("pruned %d episodes: %v", len(pruned), err)
+	}
+	c := newConsole(t, f, Options{PublicRate: 1e9, PublicBurst: 1 << 30})
+	for _, h := range []http.Handler{c.Operator(), c.Public()} {
+		code, body, _ := get(t, h, "/races/1")
+		if code != http.StatusOK || !strings.Contains(body, "store retention") || strings.Contains(body, `href="/episodes/`) {
+			t.Errorf("/races/1: %d, retention note %v, episode links %v", code, strings.Contains(body, "store retention"), strings.Contains(body, `href="/episodes/`))
+		}
+		_, js, _ := get(t, h, "/races/1?format=json")
+		var view RaceView
+		if err := json.Unmarshal([]byte(js), &view); err != nil {
+			t.Fatal(err)
+		}
+		scores := 0
+		for _, r := range view.Grid {
+			for _, cell := range r.Cells {
+				if cell.Score != nil {
+					scores++
+				}
+			}
+		}
+		if view.EpisodesPruned != len(pruned) || scores != len(pruned) {
+			t.Errorf("race 1's twin: %d pruned, %d scores; want %d of each", view.EpisodesPruned, scores, len(pruned))
+		}
+		if code, _, _ := get(t, h, "/episodes/"+pruned[0]); code != http.StatusNotFound {
+			t.Errorf("a pruned episode: %d, want 404", code)
 		}
 	}
 }

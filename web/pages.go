@@ -393,6 +393,9 @@ type RaceView struct {
 	// Grid is each racer's result per problem, in Race.Racers order.
 	Grid   []RacerResults `json:"grid,omitempty"`
 	Output *race.Output   `json:"output,omitempty"`
+	// EpisodesPruned counts the race's episodes that store retention
+	// deleted; their scores stay in the grid, without a link.
+	EpisodesPruned int `json:"episodes_pruned,omitempty"`
 }
 
 // ProblemView is a problem as a race or episode page shows it.
@@ -448,7 +451,7 @@ func (c *Console) race(r *http.Request, public bool) (any, error) {
 		view.Hidden = "this race is " + string(rc.Phase) + ": its problems, episodes, verdicts and scores are shown once it is decided"
 		return view, nil
 	}
-	view.Output = rc.Output
+	view.Output, view.EpisodesPruned = rc.Output, rc.EpisodesPruned
 	for _, pid := range rc.Problems {
 		pv, err := c.problemView(pid, public)
 		if err != nil {

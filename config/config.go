@@ -199,8 +199,8 @@ func (a APIConfig) Hosts() []string {
 // pages are always served on api.listen, beside the API.
 type WebConfig struct {
 	PublicListen string  `yaml:"public_listen" help:"host:port for the public web console (leaderboard, decided races and their trajectories; no operator endpoint, no unexposed problem); empty: no public listener"`
-	PublicRate   float64 `yaml:"public_rate" help:"requests per second one client IP may make to the public listener, on average"`
-	PublicBurst  int     `yaml:"public_burst" help:"requests one client IP may make to the public listener at once before public_rate applies"`
+	PublicRate   float64 `yaml:"public_rate" help:"requests per second one client (an IPv4 address, or an IPv6 /64) may make to the public listener, on average"`
+	PublicBurst  int     `yaml:"public_burst" help:"requests one client (an IPv4 address, or an IPv6 /64) may make to the public listener at once before public_rate applies"`
 }
 
 // DevnetConfig configures `arena devnet`, the local test chain.

@@ -50,7 +50,7 @@ type Options struct {
 	// (default 2s); SuiteRefresh how often it recounts the suite (30s).
 	Refresh      time.Duration
 	SuiteRefresh time.Duration
-	// PublicRate and PublicBurst limit each client IP on the public
+	// PublicRate and PublicBurst limit each client (clientKey) on the public
 	// handler (requests per second and at once; defaults 5 and 20).
 	PublicRate  float64
 	PublicBurst int
@@ -111,7 +111,7 @@ func New(opts Options, log zerolog.Logger) (*Console, error) {
 		Help:    "Server time to build and render one console page, by page and listener.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"page", "listener"})
 	c.m.limited = prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_web_public_rate_limited_total",
-		Help: "Requests to the public console refused with 429 because their IP exceeded web.public_rate."})
+		Help: "Requests to the public console refused with 429 because their client (an IPv4 address or an IPv6 /64) exceeded web.public_rate."})
 	if opts.Registerer != nil {
 		for _, col := range []prometheus.Collector{c.m.render, c.m.limited} {
 			if err := opts.Registerer.Register(col); err != nil {

@@ -191,7 +191,7 @@ func (p *Page) EvalJSON(t testing.TB, expr string, out any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
-	js, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify((` + expr + `))`))
+	js, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify((`+expr+`))`))
 	if err != nil {
 		t.Fatalf("browsertest: evaluating on %s: %v", p.URL, err)
 	}

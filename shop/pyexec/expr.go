@@ -977,21 +977,23 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 			starKw = p
 			continue
 		}
-		if pi < len(args) {
+		// Parameters after *args are keyword-only: positionals beyond
+		// the named ones go to *args, never to them.
+		if pi < len(args) && starArgs == nil {
 			sc.vars[p.name] = args[pi]
 			pi++
 		}
 	}
 	if pi < len(args) {
-		if starArgs == nil {
-			return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes %d positional arguments but %d were given", f.name, pi, len(args))}
+		if starArgs == nil || starArgs.name == "" {
+			return nil, tooManyPositional(f, len(args))
 		}
 		t, err := m.newTuple(append([]value(nil), args[pi:]...))
 		if err != nil {
 			return nil, err
 		}
 		sc.vars[starArgs.name] = t
-	} else if starArgs != nil {
+	} else if starArgs != nil && starArgs.name != "" {
 		sc.vars[starArgs.name] = &tupleV{}
 	}
 	var extra *dictV
@@ -1019,7 +1021,12 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 			}
 		}
 	}
+	var missing, missingKw []string
+	kwOnly := false
 	for _, p := range f.params {
+		if p.star == 1 {
+			kwOnly = true
+		}
 		if p.star != 0 {
 			continue
 		}
@@ -1030,8 +1037,19 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 			di++
 		}
 		if _, ok := sc.vars[p.name]; !ok {
-			return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() missing 1 required positional argument: '%s'", f.name, p.name)}
+			if kwOnly {
+				missingKw = append(missingKw, "'"+p.name+"'")
+			} else {
+				missing = append(missing, "'"+p.name+"'")
+			}
 		}
+	}
+	// CPython names every missing argument, positional ones first.
+	if len(missing) > 0 {
+		return nil, missingArgs(f.name, "positional", missing)
+	}
+	if len(missingKw) > 0 {
+		return nil, missingArgs(f.name, "keyword-only", missingKw)
 	}
 	m.depth++
 	m.maxDepth = max(m.maxDepth, m.depth)
@@ -1049,6 +1067,51 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 		return v, nil
 	}
 	return nil, nil
+}
+
+// tooManyPositional is CPython's message for a call with n positional
+// arguments to f, which takes fewer.
+func tooManyPositional(f *funcV, n int) *Error {
+	lo, hi := 0, 0
+	for _, p := range f.params {
+		if p.star != 0 {
+			break
+		}
+		hi++
+		if !p.hasDef {
+			lo++
+		}
+	}
+	takes := nOf(hi, "positional argument")
+	if lo != hi {
+		takes = fmt.Sprintf("from %d to %d positional arguments", lo, hi)
+	}
+	was := "were"
+	if n == 1 {
+		was = "was"
+	}
+	return &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes %s but %d %s given", f.name, takes, n, was)}
+}
+
+// missingArgs is CPython's message for required arguments a call left
+// out: "f() missing 2 required positional arguments: 'a' and 'b'".
+func missingArgs(fname, kind string, names []string) *Error {
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ")
+		if len(names) > 2 {
+			list += ","
+		}
+		list += " and " + names[len(names)-1]
+	}
+	return &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() missing %s: %s", fname, nOf(len(names), "required "+kind+" argument"), list)}
+}
+
+func nOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // callKey calls a key= function on one item.

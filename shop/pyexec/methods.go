@@ -672,10 +672,9 @@ func strMethods() map[string]method {
 			case "rjust":
 				return strings.Repeat(fill, pad) + s, nil
 			}
-			left := pad / 2
-			if pad%2 == 1 && n%2 == 1 {
-				left++
-			}
+			// CPython's str.center (Objects/unicodeobject.c, pad) rounds
+			// the odd space to the left only when the width is odd too.
+			left := pad/2 + (pad & int(w) & 1)
 			return strings.Repeat(fill, left) + s + strings.Repeat(fill, pad-left), nil
 		}
 	}

@@ -2,6 +2,7 @@ package pyexec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -174,9 +175,9 @@ type (
 		ln     int
 	}
 	ifStmt struct {
-		cond       expr
-		body, els  []stmt
-		ln         int
+		cond      expr
+		body, els []stmt
+		ln        int
 	}
 	whileStmt struct {
 		cond      expr
@@ -944,11 +945,18 @@ func (p *parser) params(closing string) ([]param, error) {
 			}
 			continue
 		}
+		if pr.star == 1 && p.isOp(",") {
+			// A bare * (name "") only marks the parameters after it
+			// keyword-only.
+			p.advance()
+			if p.isOp(closing) {
+				return nil, errAt(p.peek().line, "SyntaxError", "named arguments must follow bare *")
+			}
+			out = append(out, pr)
+			continue
+		}
 		n := p.advance()
 		if n.kind != tName || keywords[n.text] {
-			if pr.star == 1 && n.kind == tOp && n.text == "," {
-				return nil, errAt(n.line, "Unsupported", "keyword-only parameters (a bare *) are not supported")
-			}
 			return nil, errAt(n.line, "SyntaxError", "expected a parameter name, got %s", describe(n))
 		}
 		if seen[n.text] {
@@ -969,7 +977,9 @@ func (p *parser) params(closing string) ([]param, error) {
 				return nil, err
 			}
 			pr.hasDef, pr.def = true, d
-		} else if pr.star == 0 && len(out) > 0 && out[len(out)-1].hasDef {
+		} else if pr.star == 0 && len(out) > 0 && out[len(out)-1].hasDef && !slices.ContainsFunc(out, isStar) {
+			// Keyword-only parameters (after * or *args) may go without
+			// a default even after one that has one.
 			return nil, errAt(n.line, "SyntaxError", "non-default argument follows default argument")
 		}
 		out = append(out, pr)
@@ -980,6 +990,8 @@ func (p *parser) params(closing string) ([]param, error) {
 	}
 	return out, nil
 }
+
+func isStar(p param) bool { return p.star != 0 }
 
 // exprList parses "a" or "a, b, *c" (a tuple without parentheses).
 func (p *parser) exprList() (expr, error) {

@@ -37,7 +37,7 @@ func bind(fname string, args []value, kw []kwv, names []string, required int) ([
 			}
 		}
 		if !found {
-			return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument '%s'", fname, clip(k.name, 40))}
+			return nil, &Error{Kind: "TypeError", Msg: invalidKeyword(fname, k.name)}
 		}
 	}
 	for i := 0; i < required; i++ {
@@ -68,6 +68,13 @@ func argCount(fname string, args []value, lo, hi int) error {
 	return &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s expected at most %d argument%s, got %d", fname, hi, plural(hi), len(args))}
 }
 
+// invalidKeyword is CPython's message for a built-in called with a
+// keyword it does not take (a def'd function says "got an unexpected
+// keyword argument" instead).
+func invalidKeyword(fname, kw string) string {
+	return fmt.Sprintf("'%s' is an invalid keyword argument for %s()", clip(kw, 40), fname)
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -77,14 +84,21 @@ func plural(n int) string {
 
 type builtinFn = func(m *machine, self value, args []value, kw []kwv) (value, error)
 
-var builtins map[string]*builtinV
-
 // typeBuiltins are the built-ins that are also types, for isinstance and
 // type().
 var typeBuiltins = map[string]bool{"int": true, "float": true, "str": true, "bool": true, "list": true, "dict": true,
 	"set": true, "frozenset": true, "tuple": true, "range": true, "type": true}
 
-func init() {
+// library is the built-in functions, exception classes and methods one
+// Evaluator offers. It is built per Evaluator rather than held in
+// package variables, and never changes after New.
+type library struct {
+	builtins   map[string]*builtinV
+	excClasses map[string]*excClass
+	methods    map[string]map[string]method
+}
+
+func newLibrary() *library {
 	fns := map[string]builtinFn{
 		"print": builtinPrint, "len": builtinLen, "range": builtinRange, "enumerate": builtinEnumerate, "zip": builtinZip,
 		"min": func(m *machine, _ value, args []value, kw []kwv) (value, error) { return m.extreme("min", args, kw) },
@@ -97,20 +111,15 @@ func init() {
 		"format": builtinFormat, "iter": builtinIter, "next": builtinNext, "callable": builtinCallable,
 		"hex": builtinBase(16, "0x"), "bin": builtinBase(2, "0b"), "oct": builtinBase(8, "0o"), "hash": builtinHash,
 	}
-	builtins = make(map[string]*builtinV, len(fns))
+	lib := &library{builtins: make(map[string]*builtinV, len(fns)), excClasses: map[string]*excClass{}, methods: builtinMethods()}
 	for name, fn := range fns {
-		builtins[name] = &builtinV{name: name, fn: fn, typ: typeBuiltins[name]}
+		lib.builtins[name] = &builtinV{name: name, fn: fn, typ: typeBuiltins[name]}
 	}
-	builtins["range"].typ = true
-}
-
-var excClasses = map[string]*excClass{}
-
-func init() {
 	for k := range excParents {
-		excClasses[k] = &excClass{name: k}
+		lib.excClasses[k] = &excClass{name: k}
 	}
-	excClasses["BaseException"] = &excClass{name: "BaseException"}
+	lib.excClasses["BaseException"] = &excClass{name: "BaseException"}
+	return lib
 }
 
 func builtinPrint(m *machine, _ value, args []value, kw []kwv) (value, error) {
@@ -270,7 +279,7 @@ func builtinZip(m *machine, _ value, args []value, kw []kwv) (value, error) {
 	strict := false
 	for _, k := range kw {
 		if k.name != "strict" {
-			return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("zip() got an unexpected keyword argument '%s'", clip(k.name, 40))}
+			return nil, &Error{Kind: "TypeError", Msg: invalidKeyword("zip", k.name)}
 		}
 		strict = truthy(k.v)
 	}
@@ -320,7 +329,7 @@ func (m *machine) extreme(name string, args []value, kw []kwv) (value, error) {
 		case "default":
 			def = k.v
 		default:
-			return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument '%s'", name, clip(k.name, 40))}
+			return nil, &Error{Kind: "TypeError", Msg: invalidKeyword(name, k.name)}
 		}
 	}
 	var items []value
@@ -460,7 +469,7 @@ func sortArgs(fname string, kw []kwv) (key value, reverse bool, err error) {
 		case "reverse":
 			reverse = truthy(k.v)
 		default:
-			return nil, false, &Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument '%s'", fname, clip(k.name, 40))}
+			return nil, false, &Error{Kind: "TypeError", Msg: invalidKeyword(fname, k.name)}
 		}
 	}
 	return key, reverse, nil
@@ -1040,10 +1049,10 @@ func builtinType(m *machine, _ value, args []value, kw []kwv) (value, error) {
 		return nil, &Error{Kind: "Unsupported", Msg: "type() with three arguments (making a class) is not supported"}
 	}
 	name := typeName(args[0])
-	if b, ok := builtins[name]; ok && b.typ {
+	if b, ok := m.lib.builtins[name]; ok && b.typ {
 		return b, nil
 	}
-	if c, ok := excClasses[name]; ok {
+	if c, ok := m.lib.excClasses[name]; ok {
 		return c, nil
 	}
 	return &builtinV{name: name, typ: true, fn: func(*machine, value, []value, []kwv) (value, error) {

@@ -88,6 +88,7 @@ func (e *Error) uncatchable() bool {
 // and is safe for concurrent use.
 type Evaluator struct {
 	lim Limits
+	lib *library
 }
 
 // New builds an evaluator; zero limits take DefaultLimits.
@@ -111,7 +112,7 @@ func New(lim Limits) (*Evaluator, error) {
 	if lim.Timeout < 0 {
 		return nil, fmt.Errorf("pyexec: timeout %v must be positive", lim.Timeout)
 	}
-	return &Evaluator{lim: lim}, nil
+	return &Evaluator{lim: lim, lib: newLibrary()}, nil
 }
 
 // Limits returns the limits in force.
@@ -149,7 +150,7 @@ func (e *Evaluator) RunPartial(ctx context.Context, code string) (out string, us
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.lim.Timeout)
 	defer cancel()
-	m := &machine{ctx: ctx, lim: e.lim}
+	m := &machine{ctx: ctx, lim: e.lim, lib: e.lib}
 	m.global = &scope{vars: map[string]value{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -168,6 +169,7 @@ func (e *Evaluator) RunPartial(ctx context.Context, code string) (out string, us
 type machine struct {
 	ctx      context.Context
 	lim      Limits
+	lib      *library
 	global   *scope
 	out      strings.Builder
 	steps    int
@@ -558,10 +560,10 @@ func (m *machine) lookup(id string, sc *scope, line int) (value, error) {
 	if v, ok := m.global.vars[id]; ok {
 		return v, nil
 	}
-	if b, ok := builtins[id]; ok {
+	if b, ok := m.lib.builtins[id]; ok {
 		return b, nil
 	}
-	if c, ok := excClasses[id]; ok {
+	if c, ok := m.lib.excClasses[id]; ok {
 		return c, nil
 	}
 	if why, ok := refused[id]; ok {

@@ -2,6 +2,7 @@ package pyexec
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -750,7 +751,9 @@ func (m *machine) contains(container, v value) (bool, error) {
 			return false, nil
 		}
 		if !isInt {
-			if f != float64(int64(f)) {
+			// Checked before converting: Go's float-to-int64 of a value
+			// out of range differs between CPUs.
+			if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
 				return false, nil
 			}
 			i = int64(f)

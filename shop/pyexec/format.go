@@ -117,7 +117,7 @@ func (m *machine) format(v value, specText string) (string, error) {
 		if sp.typ != 0 {
 			code = strRepr(string(sp.typ))
 		}
-		return "", &Error{Kind: "ValueError", Msg: "Unknown format code " + strings.Trim(code, "'") + " for object of type " + strRepr(typeName(v))}
+		return "", &Error{Kind: "ValueError", Msg: "Unknown format code " + code + " for object of type " + strRepr(typeName(v))}
 	}
 	switch x := v.(type) {
 	case string:

@@ -2,6 +2,7 @@ package pyexec
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,11 +10,9 @@ import (
 
 type method = func(m *machine, self value, args []value, kw []kwv) (value, error)
 
-// methods are the methods of the built-in types, by type name.
-var methods map[string]map[string]method
-
-func init() {
-	methods = map[string]map[string]method{
+// builtinMethods are the methods of the built-in types, by type name.
+func builtinMethods() map[string]map[string]method {
+	return map[string]map[string]method{
 		"str":       strMethods(),
 		"list":      listMethods(),
 		"dict":      dictMethods(),
@@ -25,7 +24,8 @@ func init() {
 		"float": {
 			"is_integer": func(m *machine, self value, args []value, kw []kwv) (value, error) {
 				f := self.(float64)
-				return f == float64(int64(f)), nil
+				// Not via int64: a float beyond its range is still whole.
+				return !math.IsInf(f, 0) && f == math.Trunc(f), nil
 			},
 		},
 		"int": {},
@@ -42,7 +42,7 @@ func (m *machine) attr(obj value, name string) (value, error) {
 		if b.name == "dict" && name == "fromkeys" {
 			return &builtinV{name: "fromkeys", fn: dictFromkeys}, nil
 		}
-		if fn, ok := methods[b.name][name]; ok {
+		if fn, ok := m.lib.methods[b.name][name]; ok {
 			tn := b.name
 			return &builtinV{name: tn + "." + name, fn: func(m *machine, _ value, args []value, kw []kwv) (value, error) {
 				if len(args) == 0 || typeName(args[0]) != tn && !(tn == "int" && typeName(args[0]) == "bool") {
@@ -65,7 +65,7 @@ func (m *machine) attr(obj value, name string) (value, error) {
 	if _, ok := obj.(*iterV); ok {
 		tn = "iterator"
 	}
-	if fn, ok := methods[tn][name]; ok {
+	if fn, ok := m.lib.methods[tn][name]; ok {
 		return &builtinV{name: name, self: obj, fn: fn}, nil
 	}
 	switch name {

@@ -128,10 +128,8 @@ func (m *machine) binary(op string, l, r value) (value, error) {
 			if b, ok := r.(*dictV); ok {
 				d := newDict()
 				for _, src := range []*dictV{a, b} {
-					for i, k := range src.keys {
-						if err := m.dictSet(d, k, src.vals[i]); err != nil {
-							return nil, err
-						}
+					if err := m.dictMerge(d, src); err != nil {
+						return nil, err
 					}
 				}
 				return d, nil
@@ -147,32 +145,30 @@ func (m *machine) setOp(op string, a, b *setV) (value, error) {
 	if err := m.step(len(a.items) + len(b.items)); err != nil {
 		return nil, err
 	}
-	add := func(v value) error { return m.setAdd(out, v) }
+	add := func(hk string, v value) error { return m.setAddKey(out, hk, v) }
 	switch op {
 	case "|":
 		for _, s := range []*setV{a, b} {
-			for _, v := range s.items {
-				if err := add(v); err != nil {
+			for i, v := range s.items {
+				if err := add(s.hks[i], v); err != nil {
 					return nil, err
 				}
 			}
 		}
 	case "&", "-":
-		for _, v := range a.items {
-			k, _ := hashKey(v)
-			_, inB := b.index[k]
+		for i, v := range a.items {
+			_, inB := b.find(a.hks[i])
 			if inB == (op == "&") {
-				if err := add(v); err != nil {
+				if err := add(a.hks[i], v); err != nil {
 					return nil, err
 				}
 			}
 		}
 	case "^":
 		for _, pair := range [][2]*setV{{a, b}, {b, a}} {
-			for _, v := range pair[0].items {
-				k, _ := hashKey(v)
-				if _, in := pair[1].index[k]; !in {
-					if err := add(v); err != nil {
+			for i, v := range pair[0].items {
+				if _, in := pair[1].find(pair[0].hks[i]); !in {
+					if err := add(pair[0].hks[i], v); err != nil {
 						return nil, err
 					}
 				}

@@ -150,25 +150,28 @@ func builtinPrint(m *machine, _ value, args []value, kw []kwv) (value, error) {
 	}
 	for i, a := range args {
 		if i > 0 {
+			if m.out.Len()+len(sep) > m.lim.MaxOutputBytes {
+				return nil, tooMuch()
+			}
 			m.out.WriteString(sep)
 		}
 		p := printer{limit: m.lim.MaxOutputBytes - m.out.Len()}
-		if p.limit < 0 {
-			return nil, tooMuch()
-		}
 		p.str(a)
+		if p.deep {
+			return nil, p.err("")
+		}
 		if p.over {
 			return nil, tooMuch()
 		}
-		if err := m.step(p.b.Len()/64 + 1); err != nil {
+		if err := m.step(p.cost()); err != nil {
 			return nil, err
 		}
 		m.out.WriteString(p.b.String())
 	}
-	m.out.WriteString(end)
-	if m.out.Len() > m.lim.MaxOutputBytes {
+	if m.out.Len()+len(end) > m.lim.MaxOutputBytes {
 		return nil, tooMuch()
 	}
+	m.out.WriteString(end)
 	return nil, nil
 }
 
@@ -181,6 +184,9 @@ func builtinLen(m *machine, _ value, args []value, kw []kwv) (value, error) {
 	}
 	switch v := args[0].(type) {
 	case string:
+		if err := m.step(len(v) / 16); err != nil {
+			return nil, err
+		}
 		return int64(utf8.RuneCountInString(v)), nil
 	case *listV:
 		return int64(len(v.items)), nil
@@ -368,9 +374,9 @@ func (m *machine) extreme(name string, args []value, kw []kwv) (value, error) {
 		}
 		var better bool
 		if name == "min" {
-			better, err = lessOp("<", k, bestKey)
+			better, err = m.order("<", k, bestKey)
 		} else {
-			better, err = lessOp(">", bestKey, k)
+			better, err = m.order(">", k, bestKey)
 		}
 		if err != nil {
 			return nil, err
@@ -436,7 +442,7 @@ func (m *machine) sortValues(items []value, key value, reverse bool) error {
 		if reverse {
 			ka, kb = kb, ka
 		}
-		lt, err := lessOp("<", ka, kb)
+		lt, err := m.order("<", ka, kb)
 		if err != nil {
 			sortErr = err
 		}
@@ -893,16 +899,7 @@ func builtinDict(m *machine, _ value, args []value, kw []kwv) (value, error) {
 // dictUpdate adds a mapping's items or an iterable's key-value pairs.
 func (m *machine) dictUpdate(d *dictV, src value) error {
 	if sd, ok := src.(*dictV); ok {
-		if err := m.step(len(sd.keys)); err != nil {
-			return err
-		}
-		keys, vals := append([]value(nil), sd.keys...), append([]value(nil), sd.vals...)
-		for i, k := range keys {
-			if err := m.dictSet(d, k, vals[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return m.dictMerge(d, sd)
 	}
 	n := 0
 	return m.iterate(src, func(v value) (bool, error) {

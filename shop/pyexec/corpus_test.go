@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // snippet is one "=== name" section of a corpus file.
@@ -125,4 +127,75 @@ func pythonError(e *Error) string {
 		return e.Kind
 	}
 	return e.Kind + ": " + e.Msg
+}
+
+// hostileTimeout replaces the wall-clock bound for TestHostileCorpus: long
+// enough that no snippet reaches it on a slow or instrumented machine, so
+// that a snippet ending in Timeout shows a bound the interpreter failed to
+// count, not a busy test runner.
+const hostileTimeout = time.Minute
+
+// TestHostileCorpus runs every snippet of testdata/hostile.txt with the
+// default limits (but hostileTimeout) and checks that it ends in the
+// error its "# want:" line names, within the counted bounds, the same way
+// twice.
+func TestHostileCorpus(t *testing.T) {
+	snips := readCorpus(t, filepath.Join("testdata", "hostile.txt"))
+	lim := DefaultLimits()
+	lim.Timeout = hostileTimeout
+	e := newEvaluator(t, lim)
+	var slowest time.Duration
+	slowestName := ""
+	kinds := map[string]int{}
+	for _, s := range snips {
+		t.Run(s.name, func(t *testing.T) {
+			wantKind, wantMsg := hostileWant(t, s)
+			start := time.Now()
+			out, use, err := e.RunPartial(context.Background(), s.code)
+			if d := time.Since(start); d > slowest {
+				slowest, slowestName = d, s.name
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("hostile.txt:%d: printed %.100q and ended without an error", s.line, out)
+			}
+			if pe.Kind != wantKind || !strings.Contains(pe.Msg, wantMsg) {
+				t.Errorf("hostile.txt:%d: ended with %v; want %s containing %q", s.line, err, wantKind, wantMsg)
+			}
+			kinds[pe.Kind]++
+			switch {
+			case use.Steps > lim.MaxSteps:
+				t.Errorf("hostile.txt:%d: took %d steps, bound %d", s.line, use.Steps, lim.MaxSteps)
+			case use.Depth > lim.MaxDepth:
+				t.Errorf("hostile.txt:%d: nested %d calls, bound %d", s.line, use.Depth, lim.MaxDepth)
+			case len(out) > lim.MaxOutputBytes:
+				t.Errorf("hostile.txt:%d: printed %d bytes, bound %d", s.line, len(out), lim.MaxOutputBytes)
+			}
+			// One allocation may be counted before it is refused.
+			if use.Memory > 2*lim.MaxMemory {
+				t.Errorf("hostile.txt:%d: counted %d bytes of memory, bound %d", s.line, use.Memory, lim.MaxMemory)
+			}
+			out2, use2, err2 := e.RunPartial(context.Background(), s.code)
+			if out2 != out || use2 != use || fmt.Sprint(err2) != fmt.Sprint(err) {
+				t.Errorf("hostile.txt:%d: not deterministic: %q %+v %v, then %q %+v %v", s.line, out, use, err, out2, use2, err2)
+			}
+		})
+	}
+	t.Logf("%d hostile snippets; ended by %v; slowest %q in %v (default timeout %v)", len(snips), kinds, slowestName,
+		slowest.Round(time.Millisecond), DefaultLimits().Timeout)
+}
+
+// hostileWant reads a hostile snippet's "# want: Kind: text" line.
+func hostileWant(t *testing.T, s snippet) (kind, msg string) {
+	t.Helper()
+	first, _, _ := strings.Cut(s.code, "\n")
+	want, ok := strings.CutPrefix(first, "# want: ")
+	if !ok {
+		t.Fatalf("hostile.txt:%d: first line %q is not \"# want: Kind: text\"", s.line, first)
+	}
+	kind, msg, _ = strings.Cut(want, ": ")
+	if kind == "Timeout" {
+		t.Fatalf("hostile.txt:%d: a hostile snippet must end by a counted bound, not the clock", s.line)
+	}
+	return kind, msg
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -192,11 +193,13 @@ type scope struct {
 	compTop bool   // a comprehension's scope: assignments stay here
 }
 
+// step counts n steps of work about to be done, refusing work that would
+// pass the bound (so Usage never reports more than MaxSteps).
 func (m *machine) step(n int) error {
-	m.steps += n
-	if m.steps > m.lim.MaxSteps {
+	if n > m.lim.MaxSteps-m.steps {
 		return &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("execution limit: more than %d steps", m.lim.MaxSteps)}
 	}
+	m.steps += n
 	if m.steps&1023 < n {
 		if err := m.ctx.Err(); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
@@ -210,10 +213,10 @@ func (m *machine) step(n int) error {
 
 // alloc accounts for n bytes of new values.
 func (m *machine) alloc(n int) error {
-	m.mem += n
-	if m.mem > m.lim.MaxMemory {
+	if n > m.lim.MaxMemory-m.mem {
 		return &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("memory limit: the code allocates more than %d bytes", m.lim.MaxMemory)}
 	}
+	m.mem += n
 	return nil
 }
 
@@ -773,29 +776,40 @@ func (m *machine) del(t expr, sc *scope) error {
 		switch o := obj.(type) {
 		case *listV:
 			if sl, ok := idx.(*sliceVal); ok {
+				if err := m.checkSlice(sl); err != nil {
+					return err
+				}
 				lo, hi, step := sl.indices(len(o.items))
 				if step != 1 {
 					return &Error{Kind: "Unsupported", Msg: "deleting an extended slice is not supported"}
 				}
+				if err := m.step(removeCost(lo, len(o.items), 16)); err != nil {
+					return err
+				}
 				if hi > lo {
-					o.items = append(o.items[:lo], o.items[hi:]...)
+					o.items = slices.Delete(o.items, lo, hi)
 				}
 				return nil
 			}
-			i, err := m.index(idx, len(o.items), "list")
+			i, err := m.index(idx, len(o.items), "list assignment")
 			if err != nil {
 				return err
 			}
-			o.items = append(o.items[:i], o.items[i+1:]...)
+			if err := m.step(removeCost(i, len(o.items), 16)); err != nil {
+				return err
+			}
+			o.items = slices.Delete(o.items, i, i+1)
 			return nil
 		case *dictV:
-			k, err := hashKey(idx)
+			i, err := m.dictLookup(o, idx)
 			if err != nil {
 				return err
 			}
-			i, ok := o.index[k]
-			if !ok {
-				return &Error{Kind: "KeyError", Msg: reprOf(idx)}
+			if i < 0 {
+				return &Error{Kind: "KeyError", Msg: clip(reprOf(idx), 80)}
+			}
+			if err := m.step(removeCost(i, len(o.keys), 1)); err != nil {
+				return err
 			}
 			o.remove(i)
 			return nil
@@ -803,27 +817,6 @@ func (m *machine) del(t expr, sc *scope) error {
 		return &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object doesn't support item deletion", typeName(obj))}
 	}
 	return &Error{Kind: "SyntaxError", Msg: "cannot delete expression"}
-}
-
-func (d *dictV) remove(i int) {
-	k, _ := hashKey(d.keys[i])
-	delete(d.index, k)
-	d.keys = append(d.keys[:i], d.keys[i+1:]...)
-	d.vals = append(d.vals[:i], d.vals[i+1:]...)
-	for j := i; j < len(d.keys); j++ {
-		kj, _ := hashKey(d.keys[j])
-		d.index[kj] = j
-	}
-}
-
-func (s *setV) remove(i int) {
-	k, _ := hashKey(s.items[i])
-	delete(s.index, k)
-	s.items = append(s.items[:i], s.items[i+1:]...)
-	for j := i; j < len(s.items); j++ {
-		kj, _ := hashKey(s.items[j])
-		s.index[kj] = j
-	}
 }
 
 func (m *machine) makeFunc(name string, params []param, sc *scope) (*funcV, error) {

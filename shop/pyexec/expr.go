@@ -3,6 +3,7 @@ package pyexec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -55,10 +56,8 @@ func (m *machine) eval(x expr, sc *scope) (value, error) {
 				if !ok {
 					return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not a mapping", typeName(src))}
 				}
-				for j, k := range sd.keys {
-					if err := m.dictSet(d, k, sd.vals[j]); err != nil {
-						return nil, err
-					}
+				if err := m.dictMerge(d, sd); err != nil {
+					return nil, err
 				}
 				continue
 			}
@@ -601,6 +600,10 @@ func (m *machine) getItem(obj, idx value) (value, error) {
 		}
 		return o.items[i], nil
 	case string:
+		// Finding the character decodes the string up to it.
+		if err := m.step(len(o) / 16); err != nil {
+			return nil, err
+		}
 		if isASCII(o) {
 			i, err := m.index(idx, len(o), "string")
 			if err != nil {
@@ -608,19 +611,23 @@ func (m *machine) getItem(obj, idx value) (value, error) {
 			}
 			return o[i : i+1], nil
 		}
-		runes := []rune(o)
-		i, err := m.index(idx, len(runes), "string")
+		i, err := m.index(idx, utf8.RuneCountInString(o), "string")
 		if err != nil {
 			return nil, err
 		}
-		return string(runes[i]), nil
+		for _, r := range o {
+			if i == 0 {
+				return string(r), nil
+			}
+			i--
+		}
+		return nil, &Error{Kind: "IndexError", Msg: "string index out of range"}
 	case *dictV:
-		k, err := hashKey(idx)
+		i, err := m.dictLookup(o, idx)
 		if err != nil {
 			return nil, err
 		}
-		i, ok := o.index[k]
-		if !ok {
+		if i < 0 {
 			return nil, &Error{Kind: "KeyError", Msg: clip(reprOf(idx), 80)}
 		}
 		return o.vals[i], nil
@@ -687,38 +694,100 @@ func (m *machine) setItem(obj, idx, v value, _ expr) error {
 }
 
 func (m *machine) dictSet(d *dictV, k, v value) error {
-	hk, err := hashKey(k)
+	hk, err := m.hashKey(k)
 	if err != nil {
 		return err
 	}
-	if i, ok := d.index[hk]; ok {
+	return m.dictSetKey(d, hk, k, v)
+}
+
+// insertCost is the steps a new dict or set entry costs: growing the
+// hash table takes several times a plain step.
+const insertCost = 4
+
+// dictSetKey is dictSet for a key whose hash key hk is known.
+func (m *machine) dictSetKey(d *dictV, hk string, k, v value) error {
+	if i, ok := d.find(hk); ok {
 		d.vals[i] = v
 		return nil
 	}
 	if err := m.grow(len(d.keys)+1, 1, 48, "dict"); err != nil {
 		return err
 	}
-	d.index[hk] = len(d.keys)
+	if err := m.step(insertCost); err != nil {
+		return err
+	}
 	d.keys = append(d.keys, k)
 	d.vals = append(d.vals, v)
+	d.add(hk)
 	return nil
 }
 
+// dictMerge sets every entry of src in d, one step each.
+func (m *machine) dictMerge(d, src *dictV) error {
+	if err := m.step(len(src.keys)); err != nil {
+		return err
+	}
+	if d == src {
+		return nil
+	}
+	for i, k := range src.keys {
+		if err := m.dictSetKey(d, src.hks[i], k, src.vals[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dictLookup finds k's entry in d: its index, or -1.
+func (m *machine) dictLookup(d *dictV, k value) (int, error) {
+	hk, err := m.hashKey(k)
+	if err != nil {
+		return -1, err
+	}
+	i, _ := d.find(hk)
+	return i, nil
+}
+
 func (m *machine) setAdd(s *setV, v value) error {
-	hk, err := hashKey(v)
+	hk, err := m.hashKey(v)
 	if err != nil {
 		return err
 	}
-	if _, ok := s.index[hk]; ok {
+	return m.setAddKey(s, hk, v)
+}
+
+// setAddKey is setAdd for a value whose hash key hk is known.
+func (m *machine) setAddKey(s *setV, hk string, v value) error {
+	if _, ok := s.find(hk); ok {
 		return nil
 	}
 	if err := m.grow(len(s.items)+1, 1, 48, "set"); err != nil {
 		return err
 	}
-	s.index[hk] = len(s.items)
+	if err := m.step(insertCost); err != nil {
+		return err
+	}
 	s.items = append(s.items, v)
+	s.add(hk)
 	return nil
 }
+
+func (d *dictV) remove(i int) {
+	d.keys = slices.Delete(d.keys, i, i+1)
+	d.vals = slices.Delete(d.vals, i, i+1)
+	d.keyIndex.remove(i)
+}
+
+func (s *setV) remove(i int) {
+	s.items = slices.Delete(s.items, i, i+1)
+	s.keyIndex.remove(i)
+}
+
+// removeCost is the steps for removing item i of n from a list, dict or
+// set: the items after it move down, per to a step (for a dict or set
+// each is also indexed again, so per is 1).
+func removeCost(i, n, per int) int { return (n-i)/per + 1 }
 
 func (m *machine) contains(container, v value) (bool, error) {
 	switch c := container.(type) {
@@ -732,18 +801,18 @@ func (m *machine) contains(container, v value) (bool, error) {
 		}
 		return strings.Contains(c, s), nil
 	case *dictV:
-		k, err := hashKey(v)
+		k, err := m.hashKey(v)
 		if err != nil {
 			return false, err
 		}
-		_, ok := c.index[k]
+		_, ok := c.find(k)
 		return ok, nil
 	case *setV:
-		k, err := hashKey(v)
+		k, err := m.hashKey(v)
 		if err != nil {
 			return false, err
 		}
-		_, ok := c.index[k]
+		_, ok := c.find(k)
 		return ok, nil
 	case *rangeV:
 		i, f, isInt, ok := asNumber(v)
@@ -770,7 +839,11 @@ func (m *machine) contains(container, v value) (bool, error) {
 		if err := m.step(1); err != nil {
 			return false, err
 		}
-		if equal(it, v) {
+		eq, err := m.equal(it, v)
+		if err != nil {
+			return false, err
+		}
+		if eq {
 			found = true
 			return false, nil
 		}
@@ -787,23 +860,12 @@ func (m *machine) contains(container, v value) (bool, error) {
 func (m *machine) compare(op string, l, r value) (bool, error) {
 	switch op {
 	case "==":
-		return equal(l, r), nil
+		return m.equal(l, r)
 	case "!=":
-		return !equal(l, r), nil
-	case "<":
-		return lessOp(op, l, r)
-	case ">":
-		return lessOp(op, r, l)
-	case "<=":
-		if equalOrdered(l, r) {
-			return true, nil
-		}
-		return lessOp(op, l, r)
-	case ">=":
-		if equalOrdered(l, r) {
-			return true, nil
-		}
-		return lessOp(op, r, l)
+		eq, err := m.equal(l, r)
+		return !eq, err
+	case "<", ">", "<=", ">=":
+		return m.order(op, l, r)
 	case "in":
 		return m.contains(r, l)
 	case "not in":
@@ -815,26 +877,6 @@ func (m *machine) compare(op string, l, r value) (bool, error) {
 		return !identical(l, r), nil
 	}
 	return false, &Error{Kind: "SyntaxError", Msg: "unknown comparison " + op}
-}
-
-// equalOrdered is equal for orderable operands, so that <= does not
-// accept 1 <= "1".
-func equalOrdered(l, r value) bool {
-	if _, err := less(l, r); err != nil {
-		return false
-	}
-	return equal(l, r)
-}
-
-func lessOp(op string, a, b value) (bool, error) {
-	lt, err := less(a, b)
-	if err != nil {
-		if op == ">" || op == ">=" {
-			return false, notOrderable(op, b, a)
-		}
-		return false, notOrderable(op, a, b)
-	}
-	return lt, nil
 }
 
 // identical is Python's "is" for the values code compares that way:
@@ -902,22 +944,21 @@ func (m *machine) strOf(v value) (string, error) {
 	}
 	p := printer{limit: m.lim.MaxValueLen}
 	p.str(v)
-	if p.over {
-		return "", &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("memory limit: a string would be over %d bytes long", m.lim.MaxValueLen)}
-	}
-	if err := m.step(p.b.Len()/64 + 1); err != nil {
-		return "", err
-	}
-	return p.b.String(), m.alloc(p.b.Len())
+	return m.printed(&p)
 }
 
 func (m *machine) reprOf(v value) (string, error) {
 	p := printer{limit: m.lim.MaxValueLen}
 	p.repr(v)
-	if p.over {
-		return "", &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("memory limit: a string would be over %d bytes long", m.lim.MaxValueLen)}
+	return m.printed(&p)
+}
+
+// printed counts what a printer did and returns its text as a new string.
+func (m *machine) printed(p *printer) (string, error) {
+	if err := p.err("memory limit: a string"); err != nil {
+		return "", err
 	}
-	if err := m.step(p.b.Len()/64 + 1); err != nil {
+	if err := m.step(p.cost()); err != nil {
 		return "", err
 	}
 	return p.b.String(), m.alloc(p.b.Len())
@@ -955,9 +996,16 @@ func (m *machine) call(fn value, args []value, kw []kwv) (value, error) {
 	return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not callable", typeName(fn))}
 }
 
+// callCost is the steps a call of a def or lambda costs beyond its body.
+const callCost = 4
+
 func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 	if m.depth >= m.lim.MaxDepth {
 		return nil, &Error{Kind: "RecursionError", Msg: fmt.Sprintf("maximum recursion depth exceeded (python_execute allows %d nested calls)", m.lim.MaxDepth)}
+	}
+	// A call binds its arguments in a new scope: several steps' work.
+	if err := m.step(callCost); err != nil {
+		return nil, err
 	}
 	parent := f.scope
 	if parent == nil {

@@ -325,9 +325,11 @@ func (m *machine) percentFormat(s string, args value) (value, error) {
 				return nil, &Error{Kind: "TypeError", Msg: "format requires a mapping"}
 			}
 			key := s[i+1 : i+end]
-			k, _ := hashKey(key)
-			j, ok := mapping.index[k]
-			if !ok {
+			j, err := m.dictLookup(mapping, key)
+			if err != nil {
+				return nil, err
+			}
+			if j < 0 {
 				return nil, &Error{Kind: "KeyError", Msg: strRepr(clip(key, 40))}
 			}
 			arg = mapping.vals[j]

@@ -3,6 +3,7 @@ package pyexec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,7 +14,7 @@ type method = func(m *machine, self value, args []value, kw []kwv) (value, error
 // builtinMethods are the methods of the built-in types, by type name.
 func builtinMethods() map[string]map[string]method {
 	return map[string]map[string]method{
-		"str":       strMethods(),
+		"str":       readingStr(strMethods()),
 		"list":      listMethods(),
 		"dict":      dictMethods(),
 		"set":       setMethods(),
@@ -107,7 +108,11 @@ func seqIndex(m *machine, self value, args []value, kw []kwv) (value, error) {
 		if err := m.step(1); err != nil {
 			return nil, err
 		}
-		if equal(items[i], args[0]) {
+		eq, err := m.equal(items[i], args[0])
+		if err != nil {
+			return nil, err
+		}
+		if eq {
 			return int64(i), nil
 		}
 	}
@@ -127,7 +132,11 @@ func seqCount(m *machine, self value, args []value, kw []kwv) (value, error) {
 	}
 	n := int64(0)
 	for _, it := range items {
-		if equal(it, args[0]) {
+		eq, err := m.equal(it, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if eq {
 			n++
 		}
 	}
@@ -197,8 +206,11 @@ func listMethods() map[string]method {
 					return nil, err
 				}
 			}
+			if err := m.step(removeCost(i, len(l.items), 16)); err != nil {
+				return nil, err
+			}
 			v := l.items[i]
-			l.items = append(l.items[:i], l.items[i+1:]...)
+			l.items = slices.Delete(l.items, i, i+1)
 			return v, nil
 		},
 		"remove": func(m *machine, self value, args []value, kw []kwv) (value, error) {
@@ -207,9 +219,19 @@ func listMethods() map[string]method {
 			}
 			l := self.(*listV)
 			for i, it := range l.items {
-				if equal(it, args[0]) {
-					l.items = append(l.items[:i], l.items[i+1:]...)
-					return nil, m.step(len(l.items)/16 + 1)
+				if err := m.step(1); err != nil {
+					return nil, err
+				}
+				eq, err := m.equal(it, args[0])
+				if err != nil {
+					return nil, err
+				}
+				if eq {
+					if err := m.step(removeCost(i, len(l.items), 16)); err != nil {
+						return nil, err
+					}
+					l.items = slices.Delete(l.items, i, i+1)
+					return nil, nil
 				}
 			}
 			return nil, &Error{Kind: "ValueError", Msg: "list.remove(x): x not in list"}
@@ -288,11 +310,11 @@ func dictMethods() map[string]method {
 				return nil, err
 			}
 			d := self.(*dictV)
-			k, err := hashKey(args[0])
+			i, err := m.dictLookup(d, args[0])
 			if err != nil {
 				return nil, err
 			}
-			if i, ok := d.index[k]; ok {
+			if i >= 0 {
 				return d.vals[i], nil
 			}
 			if len(args) == 2 {
@@ -305,32 +327,35 @@ func dictMethods() map[string]method {
 				return nil, err
 			}
 			d := self.(*dictV)
-			k, err := hashKey(args[0])
+			hk, err := m.hashKey(args[0])
 			if err != nil {
 				return nil, err
 			}
-			if i, ok := d.index[k]; ok {
+			if i, ok := d.find(hk); ok {
 				return d.vals[i], nil
 			}
 			var v value
 			if len(args) == 2 {
 				v = args[1]
 			}
-			return v, m.dictSet(d, args[0], v)
+			return v, m.dictSetKey(d, hk, args[0], v)
 		},
 		"pop": func(m *machine, self value, args []value, kw []kwv) (value, error) {
 			if err := argCount("pop", args, 1, 2); err != nil {
 				return nil, err
 			}
 			d := self.(*dictV)
-			k, err := hashKey(args[0])
+			i, err := m.dictLookup(d, args[0])
 			if err != nil {
 				return nil, err
 			}
-			if i, ok := d.index[k]; ok {
+			if i >= 0 {
+				if err := m.step(removeCost(i, len(d.keys), 1)); err != nil {
+					return nil, err
+				}
 				v := d.vals[i]
 				d.remove(i)
-				return v, m.step(len(d.keys)/16 + 1)
+				return v, nil
 			}
 			if len(args) == 2 {
 				return args[1], nil
@@ -370,7 +395,8 @@ func dictMethods() map[string]method {
 		},
 		"clear": func(m *machine, self value, args []value, kw []kwv) (value, error) {
 			d := self.(*dictV)
-			d.keys, d.vals, d.index = nil, nil, map[string]int{}
+			d.keys, d.vals = nil, nil
+			d.reset()
 			return nil, nil
 		},
 	}
@@ -405,7 +431,7 @@ func setMethods() map[string]method {
 			}
 			if inPlace {
 				s := self.(*setV)
-				s.items, s.index = acc.items, acc.index
+				s.items, s.keyIndex = acc.items, acc.keyIndex
 				return nil, nil
 			}
 			if acc == self {
@@ -428,9 +454,9 @@ func setMethods() map[string]method {
 				other = s.(*setV)
 			}
 			if sub {
-				return isSubset(self.(*setV), other), nil
+				return m.isSubset(self.(*setV), other)
 			}
-			return isSubset(other, self.(*setV)), nil
+			return m.isSubset(other, self.(*setV))
 		}
 	}
 	return map[string]method{
@@ -445,13 +471,16 @@ func setMethods() map[string]method {
 				return nil, err
 			}
 			s := self.(*setV)
-			k, err := hashKey(args[0])
+			k, err := m.hashKey(args[0])
 			if err != nil {
 				return nil, err
 			}
-			i, ok := s.index[k]
+			i, ok := s.find(k)
 			if !ok {
 				return nil, &Error{Kind: "KeyError", Msg: clip(reprOf(args[0]), 80)}
+			}
+			if err := m.step(removeCost(i, len(s.items), 1)); err != nil {
+				return nil, err
 			}
 			s.remove(i)
 			return nil, nil
@@ -461,11 +490,14 @@ func setMethods() map[string]method {
 				return nil, err
 			}
 			s := self.(*setV)
-			k, err := hashKey(args[0])
+			k, err := m.hashKey(args[0])
 			if err != nil {
 				return nil, err
 			}
-			if i, ok := s.index[k]; ok {
+			if i, ok := s.find(k); ok {
+				if err := m.step(removeCost(i, len(s.items), 1)); err != nil {
+					return nil, err
+				}
 				s.remove(i)
 			}
 			return nil, nil
@@ -496,7 +528,8 @@ func setMethods() map[string]method {
 		},
 		"clear": mutating("clear", func(m *machine, self value, args []value, kw []kwv) (value, error) {
 			s := self.(*setV)
-			s.items, s.index = nil, map[string]int{}
+			s.items = nil
+			s.reset()
 			return nil, nil
 		}),
 		"pop": mutating("pop", func(m *machine, self value, args []value, kw []kwv) (value, error) {
@@ -504,11 +537,36 @@ func setMethods() map[string]method {
 			if len(s.items) == 0 {
 				return nil, &Error{Kind: "KeyError", Msg: "'pop from an empty set'"}
 			}
+			if err := m.step(removeCost(0, len(s.items), 1)); err != nil {
+				return nil, err
+			}
 			v := s.items[0]
 			s.remove(0)
 			return v, nil
 		}),
 	}
+}
+
+// readingStr counts, before each str method runs, a step per 16 bytes of
+// the string and of its string arguments: a method may read them whole.
+func readingStr(ms map[string]method) map[string]method {
+	for name, fn := range ms {
+		ms[name] = func(m *machine, self value, args []value, kw []kwv) (value, error) {
+			n := len(self.(string))
+			for _, a := range args {
+				if s, ok := a.(string); ok {
+					n += len(s)
+				}
+			}
+			// Several methods go character by character (strip,
+			// isdigit, upper), slower than a byte scan.
+			if err := m.step(n / 16); err != nil {
+				return nil, err
+			}
+			return fn(m, self, args, kw)
+		}
+	}
+	return ms
 }
 
 func strArg(fname string, v value) (string, error) {
@@ -558,7 +616,13 @@ func strMethods() map[string]method {
 				if err != nil {
 					return nil, err
 				}
-				cut = func(r rune) bool { return strings.ContainsRune(chars, r) }
+				// A set, so that a long chars does not make every
+				// character of s cost a scan of it.
+				set := make(map[rune]bool, len(chars))
+				for _, r := range chars {
+					set[r] = true
+				}
+				cut = func(r rune) bool { return set[r] }
 			}
 			if left {
 				s = strings.TrimLeftFunc(s, cut)

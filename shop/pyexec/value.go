@@ -1,8 +1,10 @@
 package pyexec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -16,17 +18,17 @@ type value = any
 type (
 	listV  struct{ items []value }
 	tupleV struct{ items []value }
-	// dictV keeps insertion order, as Python's dict does; keys index
-	// entries by their hash key (see hashKey).
+	// dictV keeps insertion order, as Python's dict does; hks[i] is
+	// keys[i]'s hash key (see hashKey).
 	dictV struct {
 		keys, vals []value
-		index      map[string]int
+		keyIndex
 	}
 	// setV keeps insertion order, so iteration (and printing) is the
 	// same on every validator; CPython's order can differ.
 	setV struct {
-		items  []value
-		index  map[string]int
+		items []value
+		keyIndex
 		frozen bool
 	}
 	rangeV struct{ start, stop, step int64 }
@@ -70,8 +72,62 @@ type kwv struct {
 	v    value
 }
 
-func newDict() *dictV { return &dictV{index: map[string]int{}} }
-func newSet() *setV   { return &setV{index: map[string]int{}} }
+func newDict() *dictV { return &dictV{} }
+func newSet() *setV   { return &setV{} }
+
+// smallIndex is the number of entries up to which a keyIndex scans its
+// keys: most dicts and sets code builds are that small, and a Go map
+// costs several hundred bytes.
+const smallIndex = 8
+
+// keyIndex finds the entries of a dict or set by hash key, in order.
+type keyIndex struct {
+	hks []string
+	at  map[string]int // hks[at[k]] == k; nil while there are few keys
+}
+
+func (x *keyIndex) find(hk string) (int, bool) {
+	if x.at == nil {
+		for i, k := range x.hks {
+			if k == hk {
+				return i, true
+			}
+		}
+		return -1, false
+	}
+	i, ok := x.at[hk]
+	return i, ok
+}
+
+// add appends a key the index does not hold.
+func (x *keyIndex) add(hk string) {
+	x.hks = append(x.hks, hk)
+	switch {
+	case x.at != nil:
+		x.at[hk] = len(x.hks) - 1
+	case len(x.hks) > smallIndex:
+		x.at = make(map[string]int, len(x.hks))
+		for i, k := range x.hks {
+			x.at[k] = i
+		}
+	}
+}
+
+// remove deletes entry i; the entries after it move down, which the
+// caller counts (see removeCost).
+func (x *keyIndex) remove(i int) {
+	if x.at != nil {
+		delete(x.at, x.hks[i])
+	}
+	x.hks = slices.Delete(x.hks, i, i+1)
+	if x.at != nil {
+		for j := i; j < len(x.hks); j++ {
+			x.at[x.hks[j]] = j
+		}
+	}
+}
+
+func (x *keyIndex) reset() { x.hks, x.at = nil, nil }
 
 func intVal(i int64) value     { return i }
 func floatVal(f float64) value { return f }
@@ -190,9 +246,53 @@ func (r *rangeV) length() int64 {
 	return 0
 }
 
+// maxNest bounds how deep ==, <, hashing and printing go into containers
+// held by containers. CPython stops that recursion at its recursion limit
+// with a RecursionError; here the bound also keeps a list that holds
+// itself, compared with another such list, from exhausting the Go stack.
+const maxNest = 200
+
+func nestError(while string) error {
+	return &Error{Kind: "RecursionError", Msg: "maximum recursion depth exceeded " + while}
+}
+
 // hashKey is the key a value has in a dict or set: equal values (1, 1.0
 // and True) share one key, as in Python. Mutable values are unhashable.
-func hashKey(v value) (string, error) {
+// A long string or a big tuple is read whole, so the reading is counted.
+func (m *machine) hashKey(v value) (string, error) { return m.hashKeyAt(v, 0) }
+
+func (m *machine) hashKeyAt(v value, depth int) (string, error) {
+	switch v := v.(type) {
+	case string:
+		if err := m.step(len(v) / 64); err != nil {
+			return "", err
+		}
+		return "s" + v, nil
+	case *tupleV:
+		if depth >= maxNest {
+			return "", nestError("while hashing")
+		}
+		if err := m.step(len(v.items)); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		b.WriteString("t")
+		for _, it := range v.items {
+			k, err := m.hashKeyAt(it, depth+1)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(strconv.Itoa(len(k)))
+			b.WriteByte(':')
+			b.WriteString(k)
+		}
+		return b.String(), nil
+	}
+	return scalarKey(v)
+}
+
+// scalarKey is hashKey for the values that hold no others.
+func scalarKey(v value) (string, error) {
 	switch v := v.(type) {
 	case nil:
 		return "n", nil
@@ -210,19 +310,6 @@ func hashKey(v value) (string, error) {
 		return "f" + strconv.FormatUint(math.Float64bits(v), 16), nil
 	case string:
 		return "s" + v, nil
-	case *tupleV:
-		var b strings.Builder
-		b.WriteString("t")
-		for _, it := range v.items {
-			k, err := hashKey(it)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(strconv.Itoa(len(k)))
-			b.WriteByte(':')
-			b.WriteString(k)
-		}
-		return b.String(), nil
 	case *setV:
 		if v.frozen {
 			return fmt.Sprintf("p%p", v), nil
@@ -233,151 +320,281 @@ func hashKey(v value) (string, error) {
 	return "", &Error{Kind: "TypeError", Msg: "unhashable type: '" + typeName(v) + "'"}
 }
 
-// equal is Python's ==.
-func equal(a, b value) bool {
-	if ai, af, aInt, ok := asNumber(a); ok {
-		bi, bf, bInt, ok := asNumber(b)
-		if !ok {
-			return false
-		}
-		if aInt && bInt {
-			return ai == bi
-		}
-		if aInt {
-			return float64(ai) == bf && (bf < 0x1p63 && bf >= -0x1p63 && int64(bf) == ai)
-		}
-		if bInt {
-			return af == float64(bi) && (af < 0x1p63 && af >= -0x1p63 && int64(af) == bi)
-		}
-		return af == bf
+// numEqual is == for two numbers (ints, bools, floats), exact across
+// int and float as in Python.
+func numEqual(a, b value) bool {
+	ai, af, aInt, _ := asNumber(a)
+	bi, bf, bInt, _ := asNumber(b)
+	switch {
+	case aInt && bInt:
+		return ai == bi
+	case aInt:
+		return cmpIntFloat(ai, bf) == 0
+	case bInt:
+		return cmpIntFloat(bi, af) == 0
+	}
+	return af == bf
+}
+
+// cmpIntFloat compares an int with a float exactly (converting the int
+// to a float would round it): -1, 0 or 1, or 2 when f is NaN.
+func cmpIntFloat(i int64, f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return 2
+	case f >= 0x1p63:
+		return -1
+	case f < -0x1p63:
+		return 1
+	}
+	t := math.Trunc(f)
+	ti := int64(t)
+	switch {
+	case i < ti:
+		return -1
+	case i > ti:
+		return 1
+	case f > t:
+		return -1
+	case f < t:
+		return 1
+	}
+	return 0
+}
+
+// equal is Python's ==. Comparing containers counts a step per item.
+func (m *machine) equal(a, b value) (bool, error) { return m.eq(a, b, 0) }
+
+func (m *machine) eq(a, b value, depth int) (bool, error) {
+	if isNumber(a) {
+		return isNumber(b) && numEqual(a, b), nil
 	}
 	switch a := a.(type) {
 	case nil:
-		return b == nil
+		return b == nil, nil
 	case string:
 		bs, ok := b.(string)
-		return ok && a == bs
+		if !ok || len(a) != len(bs) {
+			return false, nil
+		}
+		return a == bs, m.step(len(a) / 64)
 	case *listV:
 		bl, ok := b.(*listV)
-		return ok && (a == bl || equalItems(a.items, bl.items))
+		if !ok {
+			return false, nil
+		}
+		if a == bl {
+			return true, nil
+		}
+		return m.eqItems(a.items, bl.items, depth)
 	case *tupleV:
 		bt, ok := b.(*tupleV)
-		return ok && equalItems(a.items, bt.items)
+		if !ok {
+			return false, nil
+		}
+		if a == bt {
+			return true, nil
+		}
+		return m.eqItems(a.items, bt.items, depth)
 	case *dictV:
 		bd, ok := b.(*dictV)
 		if !ok || len(a.keys) != len(bd.keys) {
-			return false
+			return false, nil
 		}
-		if a == bd {
-			return true
+		if a == bd || len(a.keys) == 0 {
+			return true, nil
 		}
-		for k, i := range a.index {
-			j, ok := bd.index[k]
-			if !ok || !equal(a.vals[i], bd.vals[j]) {
-				return false
+		if depth >= maxNest {
+			return false, nestError("in comparison")
+		}
+		// In insertion order, so that which of several differences is
+		// met first (an error or a False) never depends on map order.
+		for i, hk := range a.hks {
+			if err := m.step(2); err != nil {
+				return false, err
+			}
+			j, ok := bd.find(hk)
+			if !ok {
+				return false, nil
+			}
+			if eq, err := m.eq(a.vals[i], bd.vals[j], depth+1); err != nil || !eq {
+				return false, err
 			}
 		}
-		return true
+		return true, nil
 	case *setV:
 		bs, ok := b.(*setV)
 		if !ok || len(a.items) != len(bs.items) {
-			return false
+			return false, nil
 		}
-		for k := range a.index {
-			if _, ok := bs.index[k]; !ok {
-				return false
-			}
-		}
-		return true
+		return m.isSubset(a, bs)
 	case *rangeV:
 		br, ok := b.(*rangeV)
-		return ok && a.length() == br.length() && (a.length() == 0 || a.start == br.start && (a.length() == 1 || a.step == br.step))
+		return ok && a.length() == br.length() && (a.length() == 0 || a.start == br.start && (a.length() == 1 || a.step == br.step)), nil
 	case *excClass:
 		bc, ok := b.(*excClass)
-		return ok && a.name == bc.name
+		return ok && a.name == bc.name, nil
 	}
-	return a == b
+	return a == b, nil
 }
 
-func equalItems(a, b []value) bool {
+func (m *machine) eqItems(a, b []value, depth int) (bool, error) {
 	if len(a) != len(b) {
-		return false
+		return false, nil
+	}
+	if len(a) > 0 && depth >= maxNest {
+		return false, nestError("in comparison")
 	}
 	for i := range a {
-		if !equal(a[i], b[i]) {
-			return false
+		if err := m.step(1); err != nil {
+			return false, err
+		}
+		if eq, err := m.eq(a[i], b[i], depth+1); err != nil || !eq {
+			return false, err
 		}
 	}
-	return true
+	return true, nil
 }
 
-// less is Python's a < b for the orderable types; ok is false when the
-// types do not order (a TypeError in Python).
-func less(a, b value) (lt bool, err error) {
+// order is Python's a op b for op one of < <= > >=. Sequences compare
+// item by item: the first pair that differs decides, with op itself, so
+// that a TypeError names that pair's types, as CPython's does.
+func (m *machine) order(op string, a, b value) (bool, error) { return m.orderAt(op, a, b, 0) }
+
+func (m *machine) orderAt(op string, a, b value, depth int) (bool, error) {
 	if ai, af, aInt, ok := asNumber(a); ok {
 		if bi, bf, bInt, ok := asNumber(b); ok {
-			if aInt && bInt {
-				return ai < bi, nil
+			c := 0
+			switch {
+			case aInt && bInt:
+				c = cmp.Compare(ai, bi)
+			case aInt:
+				c = cmpIntFloat(ai, bf)
+			case bInt:
+				if c = cmpIntFloat(bi, af); c != 2 {
+					c = -c
+				}
+			case math.IsNaN(af) || math.IsNaN(bf):
+				c = 2
+			default:
+				c = cmp.Compare(af, bf)
 			}
-			if aInt {
-				af = float64(ai)
-			}
-			if bInt {
-				bf = float64(bi)
-			}
-			return af < bf, nil
+			return c != 2 && holds(op, c), nil
 		}
 	}
 	switch a := a.(type) {
 	case string:
 		if bs, ok := b.(string); ok {
-			return a < bs, nil
+			if err := m.step(min(len(a), len(bs)) / 64); err != nil {
+				return false, err
+			}
+			return holds(op, strings.Compare(a, bs)), nil
 		}
 	case *listV:
 		if bl, ok := b.(*listV); ok {
-			return lessItems(a.items, bl.items)
+			return m.orderItems(op, a.items, bl.items, depth)
 		}
 	case *tupleV:
 		if bt, ok := b.(*tupleV); ok {
-			return lessItems(a.items, bt.items)
+			return m.orderItems(op, a.items, bt.items, depth)
 		}
 	case *setV:
 		if bs, ok := b.(*setV); ok {
-			return len(a.items) < len(bs.items) && isSubset(a, bs), nil
+			switch op {
+			case "<":
+				if len(a.items) >= len(bs.items) {
+					return false, nil
+				}
+				return m.isSubset(a, bs)
+			case "<=":
+				return m.isSubset(a, bs)
+			case ">":
+				if len(a.items) <= len(bs.items) {
+					return false, nil
+				}
+				return m.isSubset(bs, a)
+			}
+			return m.isSubset(bs, a)
 		}
 	}
-	return false, notOrderable("<", a, b)
+	return false, notOrderable(op, a, b)
+}
+
+func (m *machine) orderItems(op string, a, b []value, depth int) (bool, error) {
+	n := min(len(a), len(b))
+	if n > 0 && depth >= maxNest {
+		return false, nestError("in comparison")
+	}
+	for i := range n {
+		if err := m.step(1); err != nil {
+			return false, err
+		}
+		eq, err := m.eq(a[i], b[i], depth+1)
+		if err != nil {
+			return false, err
+		}
+		if !eq {
+			return m.orderAt(op, a[i], b[i], depth+1)
+		}
+	}
+	return holds(op, cmp.Compare(len(a), len(b))), nil
+}
+
+// holds says whether op is true of a comparison result c (-1, 0 or 1).
+func holds(op string, c int) bool {
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	}
+	return c >= 0
 }
 
 func notOrderable(op string, a, b value) error {
 	return &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))}
 }
 
-func lessItems(a, b []value) (bool, error) {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if !equal(a[i], b[i]) {
-			return less(a[i], b[i])
+// isSubset reads a's stored keys, one step each.
+func (m *machine) isSubset(a, b *setV) (bool, error) {
+	if err := m.step(len(a.items)); err != nil {
+		return false, err
+	}
+	for _, hk := range a.hks {
+		if _, ok := b.find(hk); !ok {
+			return false, nil
 		}
 	}
-	return len(a) < len(b), nil
-}
-
-func isSubset(a, b *setV) bool {
-	for k := range a.index {
-		if _, ok := b.index[k]; !ok {
-			return false
-		}
-	}
-	return true
+	return true, nil
 }
 
 // printer writes str() and repr() of values, failing once the text would
-// pass limit bytes.
+// pass limit bytes or the containers nest deeper than maxNest.
 type printer struct {
 	b     strings.Builder
 	limit int
-	open  []any // containers being written, to print a cycle as [...]
+	open  map[any]bool // containers being written, to print a cycle as [...]
+	depth int
+	nodes int // values visited, for the step count
 	over  bool
+	deep  bool
+}
+
+// cost is the steps the printing took: one per value and one per 64
+// bytes written.
+func (p *printer) cost() int { return p.nodes + p.b.Len()/64 + 1 }
+
+// err is the error that stopped the printer, or nil.
+func (p *printer) err(what string) error {
+	switch {
+	case p.deep:
+		return nestError("while getting the repr of an object")
+	case p.over:
+		return &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("%s would be over %d bytes long", what, p.limit)}
+	}
+	return nil
 }
 
 func (p *printer) str(v value) {
@@ -402,23 +619,40 @@ func (p *printer) write(s string) {
 	p.b.WriteString(s)
 }
 
+// enter starts writing a container (c, when it can hold itself, is
+// remembered so that a cycle prints as [...]); false means it is nested
+// too deep and the printer has stopped.
 func (p *printer) enter(c any) bool {
-	for _, o := range p.open {
-		if o == c {
-			return false
-		}
+	if p.depth >= maxNest {
+		p.deep, p.over = true, true
+		return false
 	}
-	p.open = append(p.open, c)
+	if c != nil {
+		if p.open == nil {
+			p.open = map[any]bool{}
+		}
+		p.open[c] = true
+	}
+	p.depth++
 	return true
 }
 
-func (p *printer) leave() { p.open = p.open[:len(p.open)-1] }
+func (p *printer) leave(c any) {
+	p.depth--
+	if c != nil {
+		delete(p.open, c)
+	}
+}
 
-func (p *printer) items(open, close string, items []value) {
+// items writes a sequence; c is the container when it can hold itself.
+func (p *printer) items(c any, open, close string, items []value) {
+	if !p.enter(c) {
+		return
+	}
 	p.write(open)
 	for i, it := range items {
 		if p.over {
-			return
+			break
 		}
 		if i > 0 {
 			p.write(", ")
@@ -426,12 +660,14 @@ func (p *printer) items(open, close string, items []value) {
 		p.repr(it)
 	}
 	p.write(close)
+	p.leave(c)
 }
 
 func (p *printer) repr(v value) {
 	if p.over {
 		return
 	}
+	p.nodes++
 	switch v := v.(type) {
 	case nil:
 		p.write("None")
@@ -446,25 +682,36 @@ func (p *printer) repr(v value) {
 	case float64:
 		p.write(floatRepr(v))
 	case string:
+		// The quoted text is never shorter than the string: do not
+		// quote what cannot fit.
+		if len(v)+2 > p.limit-p.b.Len() {
+			p.over = true
+			return
+		}
 		p.write(strRepr(v))
 	case *listV:
-		if !p.enter(v) {
+		if p.open[v] {
 			p.write("[...]")
 			return
 		}
-		p.items("[", "]", v.items)
-		p.leave()
+		p.items(v, "[", "]", v.items)
 	case *tupleV:
 		if len(v.items) == 1 {
-			p.write("(")
-			p.repr(v.items[0])
-			p.write(",)")
+			if p.enter(nil) {
+				p.write("(")
+				p.repr(v.items[0])
+				p.write(",)")
+				p.leave(nil)
+			}
 			return
 		}
-		p.items("(", ")", v.items)
+		p.items(nil, "(", ")", v.items)
 	case *dictV:
-		if !p.enter(v) {
+		if p.open[v] {
 			p.write("{...}")
+			return
+		}
+		if !p.enter(v) {
 			return
 		}
 		p.write("{")
@@ -480,7 +727,7 @@ func (p *printer) repr(v value) {
 			p.repr(v.vals[i])
 		}
 		p.write("}")
-		p.leave()
+		p.leave(v)
 	case *setV:
 		name := "set"
 		if v.frozen {
@@ -490,9 +737,9 @@ func (p *printer) repr(v value) {
 		case len(v.items) == 0:
 			p.write(name + "()")
 		case v.frozen:
-			p.items("frozenset({", "})", v.items)
+			p.items(nil, "frozenset({", "})", v.items)
 		default:
-			p.items("{", "}", v.items)
+			p.items(nil, "{", "}", v.items)
 		}
 	case *rangeV:
 		if v.step == 1 {
@@ -503,7 +750,7 @@ func (p *printer) repr(v value) {
 	case *iterV:
 		switch v.typ {
 		case "dict_keys", "dict_values", "dict_items":
-			p.items(v.typ+"([", "])", v.items)
+			p.items(nil, v.typ+"([", "])", v.items)
 		default:
 			p.write("<" + v.typ + " object>")
 		}

@@ -163,6 +163,9 @@ func TestHostileCorpus(t *testing.T) {
 				t.Errorf("hostile.txt:%d: ended with %v; want %s containing %q", s.line, err, wantKind, wantMsg)
 			}
 			kinds[pe.Kind]++
+			if msg := err.Error(); len(msg) > maxErrorBytes || strings.ContainsAny(msg, "\r\n") {
+				t.Errorf("hostile.txt:%d: the error is not one short line: %.200q", s.line, msg)
+			}
 			switch {
 			case use.Steps > lim.MaxSteps:
 				t.Errorf("hostile.txt:%d: took %d steps, bound %d", s.line, use.Steps, lim.MaxSteps)

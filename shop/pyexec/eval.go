@@ -163,7 +163,21 @@ func (e *Evaluator) RunPartial(ctx context.Context, code string) (out string, us
 	if err == nil && m.out.Len() == 0 {
 		err = &Error{Msg: "No output produced by the code. Please use print() calls to output results."}
 	}
-	return m.out.String(), m.usage(), err
+	return m.out.String(), m.usage(), oneLine(err)
+}
+
+// maxErrorMsg bounds the message of the error a run ends with: code can
+// raise an exception with any text, and the caller shows it as one line.
+const maxErrorMsg = 300
+
+// oneLine escapes line breaks in err's message and clips it.
+func oneLine(err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	e.Msg = clip(strings.NewReplacer("\n", "\\n", "\r", "\\r").Replace(e.Msg), maxErrorMsg)
+	return e
 }
 
 // machine is the state of one run.
@@ -177,6 +191,7 @@ type machine struct {
 	mem      int
 	depth    int
 	maxDepth int
+	nest     int // expressions being evaluated, see maxEvalNest
 	retVal   value
 	handling []*Error // exceptions being handled, for a bare raise
 }

@@ -11,7 +11,23 @@ import (
 // sliceVal is an evaluated lo:hi:step (nil parts absent).
 type sliceVal struct{ lo, hi, step value }
 
+// maxEvalNest bounds expressions being evaluated inside each other,
+// across calls. The parser bounds brackets, but not a chain such as
+// a+b+...+z (a left-deep tree), and one in a function recursing 100 deep
+// grew the Go stack by hundreds of megabytes.
+const maxEvalNest = 5000
+
 func (m *machine) eval(x expr, sc *scope) (value, error) {
+	if m.nest >= maxEvalNest {
+		return nil, &Error{Kind: "RecursionError", Msg: fmt.Sprintf("maximum recursion depth exceeded (expressions nested more than %d deep, counting calls)", maxEvalNest)}
+	}
+	m.nest++
+	v, err := m.evalNode(x, sc)
+	m.nest--
+	return v, err
+}
+
+func (m *machine) evalNode(x expr, sc *scope) (value, error) {
 	if err := m.step(1); err != nil {
 		return nil, err
 	}

@@ -356,40 +356,49 @@ func (m *machine) percentFormat(s string, args value) (value, error) {
 		if sp.align == '<' {
 			sp.fill = ' '
 		}
-		readNum := func() (int, error) {
+		// readNum reads a width or precision, digits or * for the next
+		// argument; a negative * width left-aligns, as in CPython.
+		readNum := func(what string, limit int) (int, error) {
+			n := int64(0)
 			if i < len(s) && s[i] == '*' {
 				i++
 				v, err := next()
 				if err != nil {
 					return 0, err
 				}
-				n, err := toIndex(v)
-				if err != nil {
+				if n, err = toIndex(v); err != nil {
 					return 0, &Error{Kind: "TypeError", Msg: "* wants int"}
 				}
-				return int(min(n, maxWidth+1)), nil
+				if n < 0 && what == "width" {
+					n, sp.align, sp.fill = -n, '<', ' '
+				}
+				n = max(n, 0)
+			} else {
+				start := i
+				for i < len(s) && isDigit(s[i]) {
+					i++
+				}
+				if i == start {
+					return 0, nil
+				}
+				var err error
+				if n, err = strconv.ParseInt(s[start:i], 10, 64); err != nil {
+					n = math.MaxInt64
+				}
 			}
-			start := i
-			for i < len(s) && isDigit(s[i]) {
-				i++
+			if n > int64(limit) {
+				return 0, &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("format %s above %d", what, limit)}
 			}
-			if i == start {
-				return 0, nil
-			}
-			n, err := strconv.Atoi(s[start:i])
-			if err != nil || n > maxWidth {
-				return 0, &Error{Kind: "LimitExceeded", Msg: "format width above " + strconv.Itoa(maxWidth)}
-			}
-			return n, nil
+			return int(n), nil
 		}
-		w, err := readNum()
+		w, err := readNum("width", maxWidth)
 		if err != nil {
 			return nil, err
 		}
 		sp.width = w
 		if i < len(s) && s[i] == '.' {
 			i++
-			p, err := readNum()
+			p, err := readNum("precision", maxPrecision)
 			if err != nil {
 				return nil, err
 			}

@@ -609,11 +609,24 @@ var refused = map[string]string{
 	"statistics": "python_execute has no modules", "os": "python_execute has no modules", "sys": "python_execute has no modules",
 }
 
-// setName binds a name in the scope an assignment there writes to.
+// setName binds a name in the scope an assignment there writes to: the
+// module for a global, the nearest enclosing function that has the name
+// for a nonlocal.
 func (m *machine) setName(id string, v value, sc *scope) error {
-	if sc.fn != nil && sc.fn.globals[id] {
-		m.global.vars[id] = v
-		return nil
+	if sc.fn != nil {
+		if nonlocal, ok := sc.fn.globals[id]; ok {
+			if !nonlocal {
+				m.global.vars[id] = v
+				return nil
+			}
+			for s := sc.parent; s != nil && s.fn != nil; s = s.parent {
+				if _, has := s.vars[id]; has || s.fn.locals[id] {
+					s.vars[id] = v
+					return nil
+				}
+			}
+			return &Error{Kind: "SyntaxError", Msg: fmt.Sprintf("no binding for nonlocal '%s' found", clip(id, 40))}
+		}
 	}
 	sc.vars[id] = v
 	return nil

@@ -24,6 +24,7 @@ type spec struct {
 	group     byte // 0, ',' or '_'
 	precision int  // -1 when absent
 	typ       byte // 0 or one of d f F e E g G % s
+	alt       bool // '#': 0x, 0o or 0b before an integer's digits
 }
 
 func parseSpec(s string) (spec, error) {
@@ -45,7 +46,8 @@ func parseSpec(s string) (spec, error) {
 		i++
 	}
 	if i < len(s) && s[i] == '#' {
-		return spec{}, &Error{Kind: "Unsupported", Msg: "the " + string(s[i]) + " format option is not supported"}
+		sp.alt = true
+		i++
 	}
 	if i < len(s) && s[i] == '0' {
 		if sp.align == 0 {
@@ -133,6 +135,9 @@ func (m *machine) format(v value, specText string) (string, error) {
 		if sp.align == '=' {
 			return "", &Error{Kind: "ValueError", Msg: "'=' alignment not allowed in string format specifier"}
 		}
+		if sp.alt {
+			return "", &Error{Kind: "ValueError", Msg: "Alternate form (#) not allowed in string format specifier"}
+		}
 		s := x
 		if sp.precision >= 0 && utf8.RuneCountInString(s) > sp.precision {
 			s = string([]rune(s)[:sp.precision])
@@ -155,17 +160,27 @@ func (m *machine) format(v value, specText string) (string, error) {
 			if sp.group == ',' {
 				return "", &Error{Kind: "ValueError", Msg: "Cannot specify ',' with '" + string(sp.typ) + "'."}
 			}
-			return pad(d, signOf(i < 0, sp.sign), sp, '>'), nil
+			prefix := signOf(i < 0, sp.sign)
+			if sp.alt {
+				prefix += "0" + string(sp.typ)
+			}
+			return pad(d, prefix, sp, '>'), nil
 		case 'c':
 			return pad(string(rune(i)), "", sp, '<'), nil
 		case 's':
 			return unknown()
+		}
+		if sp.alt {
+			return "", &Error{Kind: "Unsupported", Msg: "the # format option is supported for x, X, o and b only"}
 		}
 		return formatFloat(float64(i), sp), nil
 	case float64:
 		switch sp.typ {
 		case 'd', 's', 'x', 'X', 'o', 'b', 'c':
 			return unknown()
+		}
+		if sp.alt {
+			return "", &Error{Kind: "Unsupported", Msg: "the # format option is supported for x, X, o and b only"}
 		}
 		return formatFloat(x, sp), nil
 	}

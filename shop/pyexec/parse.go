@@ -854,8 +854,9 @@ func (p *parser) compound() (stmt, error) {
 }
 
 // localNames is what a function assigns (its locals) and what it
-// declares global or nonlocal, as Python decides scope at compile time.
-func localNames(params []param, body []stmt) (locals, global map[string]bool) {
+// declares global or nonlocal (true for nonlocal), as Python decides
+// scope at compile time.
+func localNames(params []param, body []stmt) (locals map[string]bool, global map[string]bool) {
 	locals, global = map[string]bool{}, map[string]bool{}
 	for _, pr := range params {
 		locals[pr.name] = true
@@ -911,7 +912,7 @@ func localNames(params []param, body []stmt) (locals, global map[string]bool) {
 				walk(s.finally)
 			case *globalStmt:
 				for _, n := range s.names {
-					global[n] = true
+					global[n] = s.nonlocal
 				}
 			}
 		}

@@ -47,7 +47,7 @@ type (
 		body     []stmt  // nil for a lambda
 		lambda   expr
 		locals   map[string]bool
-		globals  map[string]bool
+		globals  map[string]bool // declared global (false) or nonlocal (true)
 		scope    *scope
 	}
 	// builtinV is a built-in function, a type (int, str, ...) when typ is

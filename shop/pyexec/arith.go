@@ -194,6 +194,10 @@ func (m *machine) repeat(v value, n int64) (value, error) {
 	if size > 0 && n > int64(m.lim.MaxValueLen)/int64(size) {
 		return nil, &Error{Kind: "LimitExceeded", Msg: fmt.Sprintf("memory limit: the repetition would build %s items or bytes; at most %d", mulText(size, n), m.lim.MaxValueLen)}
 	}
+	if size == 0 {
+		// Nothing to repeat: () * 10**17 must not loop 10**17 times.
+		n = 0
+	}
 	total := size * int(n)
 	if err := m.step(total/16 + 1); err != nil {
 		return nil, err

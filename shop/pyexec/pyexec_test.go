@@ -87,6 +87,7 @@ func TestRunMatchesPython(t *testing.T) {
 		{"divmod pow", "print(divmod(17, 5), divmod(-7, 2), pow(2, 10), pow(3, 4, 5), abs(-0.0))", "(3, 2) (-4, 1) 1024 1 0.0\n"},
 		{"str repr", "print(str(round(2.5)), repr('it\\'s'), str([1, 'a']))", "2 \"it's\" [1, 'a']\n"},
 		{"exact int float order", "print(2**53 + 1 <= 2.0**53, 2**53 + 1 > 2.0**53, 1 == 1.0, [1, 2] < [1, 2.5])", "False True True True\n"},
+		{"empty repeated", "print(len(() * 10**17), '' * 10**18, [] * 10**18)", "0  []\n"},
 		{"self reference printed", "d = {}\nd['self'] = d\nprint(d)", "{'self': {...}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

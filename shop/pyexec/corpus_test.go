@@ -22,7 +22,7 @@ type snippet struct {
 // readCorpus splits a corpus file the way testdata/record.py does: each
 // section starts with "=== name" and runs to the next; lines before the
 // first section are the file's comment.
-func readCorpus(t *testing.T, path string) []snippet {
+func readCorpus(t testing.TB, path string) []snippet {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,13 +94,15 @@ func TestRealisticCorpus(t *testing.T) {
 	}
 	e := newEvaluator(t, Limits{})
 	matched := 0
+	var most Usage // the most any snippet used of each bound
 	for i, s := range snips {
 		want := g.Snippets[i]
 		if want.Name != s.name {
 			t.Fatalf("snippet %d is %q in the corpus and %q in the golden file: run python3 testdata/record.py", i, s.name, want.Name)
 		}
 		ok := t.Run(s.name, func(t *testing.T) {
-			out, _, err := e.RunPartial(context.Background(), s.code)
+			out, use, err := e.RunPartial(context.Background(), s.code)
+			most = Usage{Steps: max(most.Steps, use.Steps), Memory: max(most.Memory, use.Memory), Depth: max(most.Depth, use.Depth)}
 			if out != want.Stdout {
 				t.Errorf("realistic.txt:%d printed\n%q\nCPython %s printed\n%q", s.line, out, g.Python, want.Stdout)
 			}
@@ -118,7 +120,8 @@ func TestRealisticCorpus(t *testing.T) {
 			matched++
 		}
 	}
-	t.Logf("%d of %d realistic snippets match CPython %s", matched, len(snips), g.Python)
+	t.Logf("%d of %d realistic snippets match CPython %s; the most any used: %d steps, %d bytes, %d nested calls",
+		matched, len(snips), g.Python, most.Steps, most.Memory, most.Depth)
 }
 
 // pythonError is the last line of the traceback CPython would print.
@@ -201,4 +204,28 @@ func hostileWant(t *testing.T, s snippet) (kind, msg string) {
 		t.Fatalf("hostile.txt:%d: a hostile snippet must end by a counted bound, not the clock", s.line)
 	}
 	return kind, msg
+}
+
+// BenchmarkHostileCorpus times each hostile snippet with the default
+// limits, to show how far below the wall-clock bound the counted bounds
+// end them (docs/benchmarks.md):
+//
+//	go test -run '^$' -bench HostileCorpus -benchtime 3x ./shop/pyexec
+func BenchmarkHostileCorpus(b *testing.B) {
+	snips := readCorpus(b, filepath.Join("testdata", "hostile.txt"))
+	lim := DefaultLimits()
+	lim.Timeout = hostileTimeout
+	e, err := New(lim)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range snips {
+		b.Run(s.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := e.Run(context.Background(), s.code); err == nil {
+					b.Fatalf("hostile.txt:%d ended without an error", s.line)
+				}
+			}
+		})
+	}
 }

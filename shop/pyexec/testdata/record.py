@@ -5,10 +5,11 @@ Usage (from the repository root):
 
     python3 shop/pyexec/testdata/record.py
 
-For every snippet of realistic.txt (and hostile.txt, to show what CPython
-itself does with them; those are not compared) it runs `python3 -I -c CODE`
-in a fresh process and writes what the snippet printed and, when it raised,
-the last line of the traceback, to realistic.golden.json. The Go tests read
+For every snippet of realistic.txt it runs `python3 -I -c CODE` in a fresh
+process and writes what the snippet printed and, when it raised, the last
+line of the traceback, to realistic.golden.json. hostile.txt is not
+recorded: several of its snippets would take CPython's memory or run until
+killed, and its test checks pyexec's own errors. The Go tests read
 that file; they never run Python. Record once and commit the result; record
 again only when a snippet is added or changed.
 """

@@ -282,8 +282,10 @@ func (m *machine) grow(total, n, bytesPer int, what string) error {
 
 // withLine puts a line on an error raised without one.
 func withLine(err error, line int) error {
-	var e *Error
-	if errors.As(err, &e) && e.Line == 0 && line > 0 {
+	// Every error inside a run is an *Error, never wrapped: a type
+	// assertion, not errors.As, since this runs at each frame an
+	// exception unwinds.
+	if e, ok := err.(*Error); ok && e.Line == 0 && line > 0 {
 		e.Line = line
 	}
 	return err
@@ -487,8 +489,8 @@ func (m *machine) raise(s *raiseStmt, sc *scope) error {
 
 func (m *machine) try(s *tryStmt, sc *scope) (f flow, err error) {
 	f, err = m.execBlock(s.body, sc)
-	var pe *Error
-	if err != nil && errors.As(err, &pe) && !pe.uncatchable() {
+	pe, _ := err.(*Error)
+	if pe != nil && !pe.uncatchable() {
 		handled := false
 		for _, h := range s.handlers {
 			match := h.types == nil

@@ -1122,11 +1122,12 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 	m.maxDepth = max(m.maxDepth, m.depth)
 	defer func() { m.depth-- }()
 	if f.lambda != nil {
-		return m.eval(f.lambda, sc)
+		v, err := m.eval(f.lambda, sc)
+		return v, m.unwound(err)
 	}
 	fl, err := m.execBlock(f.body, sc)
 	if err != nil {
-		return nil, err
+		return nil, m.unwound(err)
 	}
 	if fl == flowReturn {
 		v := m.retVal
@@ -1134,6 +1135,18 @@ func (m *machine) callFunc(f *funcV, args []value, kw []kwv) (value, error) {
 		return v, nil
 	}
 	return nil, nil
+}
+
+// unwound counts a step for an exception leaving a call: unwinding is
+// work too, and without the step an exception raised deep and caught near
+// the top would cost nothing however often it was raised.
+func (m *machine) unwound(err error) error {
+	if pe, ok := err.(*Error); ok && !pe.uncatchable() {
+		if serr := m.step(1); serr != nil {
+			return serr
+		}
+	}
+	return err
 }
 
 // tooManyPositional is CPython's message for a call with n positional

@@ -176,9 +176,7 @@ func TestHostileCorpus(t *testing.T) {
 				t.Errorf("hostile.txt:%d: nested %d calls, bound %d", s.line, use.Depth, lim.MaxDepth)
 			case len(out) > lim.MaxOutputBytes:
 				t.Errorf("hostile.txt:%d: printed %d bytes, bound %d", s.line, len(out), lim.MaxOutputBytes)
-			}
-			// One allocation may be counted before it is refused.
-			if use.Memory > 2*lim.MaxMemory {
+			case use.Memory > lim.MaxMemory:
 				t.Errorf("hostile.txt:%d: counted %d bytes of memory, bound %d", s.line, use.Memory, lim.MaxMemory)
 			}
 			out2, use2, err2 := e.RunPartial(context.Background(), s.code)

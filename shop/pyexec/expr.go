@@ -13,8 +13,8 @@ type sliceVal struct{ lo, hi, step value }
 
 // maxEvalNest bounds expressions being evaluated inside each other,
 // across calls. The parser bounds brackets, but not a chain such as
-// a+b+...+z (a left-deep tree), and one in a function recursing 100 deep
-// grew the Go stack by hundreds of megabytes.
+// a+b+...+z (a left-deep tree), and such a chain in a function recursing
+// 100 deep would grow the Go stack by hundreds of megabytes.
 const maxEvalNest = 5000
 
 func (m *machine) eval(x expr, sc *scope) (value, error) {

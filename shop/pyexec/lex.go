@@ -59,8 +59,8 @@ func lex(src string) ([]token, error) { return lexFrom(src, 1, true) }
 // lexFrom tokenizes src starting at line; an f-string field is lexed with
 // bol false, so "{ x }" is not an indented statement.
 func lexFrom(src string, line int, bol bool) ([]token, error) {
-	// At most about one token per 2 bytes of code: one allocation, not a
-	// slice doubled many times, which was most of a short run's garbage.
+	// At most about one token per 2 bytes of code: one allocation, where
+	// a slice doubled many times would be most of a short run's garbage.
 	lx := &lexer{src: src, line: line, bol: bol, indents: []int{0}, tokens: make([]token, 0, len(src)/2+8)}
 	indent := bol
 	for {

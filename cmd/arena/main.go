@@ -1,6 +1,3 @@
-// Command arena is the validator daemon and toolbox of the arena subnet.
-// main only parses flags and wires constructors together; every piece of
-// behaviour lives in a package of its own.
 package main
 
 import (

@@ -2,7 +2,7 @@
 // product catalog, its loaders and writer, the search index wrapper and the
 // agent tools (find_product, view_product_information, recommend_product,
 // terminate, and for knowledge problems web_search over an offline corpus
-// and python_execute's arithmetic subset, package shop/pyexec) with
+// and python_execute, a bounded Python interpreter in package shop/pyexec) with
 // ShoppingBench's names, arguments and result shapes, so that agents and
 // data move between ShoppingBench and arena unchanged.
 //

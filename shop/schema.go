@@ -98,9 +98,11 @@ func ToolSchemas() []ToolSchema {
 				"required": []string{"q"},
 			}),
 		fn(ToolPythonExecute,
-			"Evaluate Python arithmetic and return what it prints, e.g. to add prices or apply a voucher. "+
-				"Supported: numbers, strings and f-strings, + - * / // % **, parentheses, variables, lists, and the functions "+
-				"min, max, sum, round, abs, len, int, float, str and print. Imports, loops, conditions and other statements are refused.",
+			"Run Python code and return what it prints, e.g. to compare totals across shops or apply a voucher. "+
+				"Plain Python runs: numbers, strings and f-strings, lists, dicts, sets, tuples, comprehensions, if/for/while, "+
+				"def and lambda, try/except, and the common built-ins (min, max, sum, sorted, round, abs, len, range, enumerate, zip, "+
+				"int, float, str, dict, list, print, ...). Imports, files, classes and introspection are refused; "+
+				"integers stay within 64 bits, and steps, memory and output are bounded.",
 			map[string]any{
 				"type": "object",
 				"properties": map[string]any{

@@ -46,7 +46,7 @@ const (
 	CodeNotFound        ErrorCode = "not_found"        // unknown product id
 	CodeTooMany         ErrorCode = "too_many_ids"
 	CodeRepeatedCall    ErrorCode = "repeated_call"   // Session: second recommend, call after terminate
-	CodeExecution       ErrorCode = "execution_error" // python_execute: the code failed or is outside the subset
+	CodeExecution       ErrorCode = "execution_error" // python_execute: the code raised, hit a bound or used what is refused
 	CodeUnavailable     ErrorCode = "unavailable"     // web_search without a corpus
 	CodeCanceled        ErrorCode = "canceled"
 	CodeInternal        ErrorCode = "internal"
@@ -501,7 +501,7 @@ func (t *Tools) python(ctx context.Context, m argMap) Result {
 		return failure(CodeInvalidArgument, "%s: %v", ToolPythonExecute, err)
 	}
 	if !ok {
-		return failure(CodeMissingArgument, "%s: missing required argument \"code\": Python arithmetic that prints its result, e.g. {\"code\": \"print(459 + 1299 - 200)\"}", ToolPythonExecute)
+		return failure(CodeMissingArgument, "%s: missing required argument \"code\": Python code that prints its result, e.g. {\"code\": \"print(459 + 1299 - 200)\"}", ToolPythonExecute)
 	}
 	out, err := t.py.Run(ctx, code)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // cliEnv carries the process's streams and environment so commands never
 // touch os.* directly and tests can run the CLI in-process.
 type cliEnv struct {
+	stdin   io.Reader // nil reads nothing
 	stdout  io.Writer
 	stderr  io.Writer
 	environ []string

@@ -1,6 +1,3 @@
-// Command arena is the validator daemon and toolbox of the arena subnet.
-// main only parses flags and wires constructors together; every piece of
-// behaviour lives in a package of its own.
 package main
 
 import (
@@ -23,17 +20,19 @@ func main() {
 func runProcess(args []string, stdout, stderr io.Writer, environ []string, exit func(int)) int {
 	ctx, stop := signalContext(stderr, exit)
 	defer stop()
-	return runWithExit(ctx, args, stdout, stderr, environ, exit)
+	return runEnv(ctx, args, &cliEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, environ: environ, exit: exit})
 }
 
 // run executes the CLI and turns any error into one line on stderr and a
 // non-zero exit code. Tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	return runWithExit(ctx, args, stdout, stderr, environ, nil)
+	return runEnv(ctx, args, &cliEnv{stdout: stdout, stderr: stderr, environ: environ})
 }
 
-func runWithExit(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string, exit func(int)) int {
-	env := &cliEnv{stdout: stdout, stderr: stderr, environ: environ, exit: exit}
+// runEnv runs the CLI with the given streams; stdin is nil except in the
+// real process.
+func runEnv(ctx context.Context, args []string, env *cliEnv) int {
+	stderr := env.stderr
 	app := newApp(env)
 	if err := app.Run(ctx, args); err != nil {
 		var exit cli.ExitCoder

@@ -27,7 +27,8 @@ func newShopCommand(env *cliEnv) *cli.Command {
 			"arena shop stats --catalog FILE\n" +
 			"arena shop search --catalog FILE [--price LO-HI] [--sort SORT] [--service LIST] [--shop ID] [--page N] WORDS...\n" +
 			"arena shop view --catalog FILE ID[,ID...]\n" +
-			"arena shop bench --catalog FILE [--queries N] [--json]",
+			"arena shop bench --catalog FILE [--queries N] [--json]\n" +
+			"arena shop python CODE|-",
 		Description: "The shop is the marketplace every agent acts in: a product catalog and the tools\n" +
 			"find_product, view_product_information, recommend_product and terminate, with ShoppingBench's\n" +
 			"semantics. These commands let you build a synthetic catalog and try the tools by hand.\n\n" +
@@ -43,6 +44,7 @@ func newShopCommand(env *cliEnv) *cli.Command {
 			newShopSearchCommand(env),
 			newShopViewCommand(env),
 			newShopBenchCommand(env),
+			newShopPythonCommand(env),
 		},
 	}
 }

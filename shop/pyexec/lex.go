@@ -17,7 +17,8 @@ const (
 	tString
 	tName
 	tOp
-	tIndent // leading whitespace on a statement's line
+	tIndent // the block opened by the line's deeper indentation
+	tDedent // a block closed by the line's shallower indentation
 )
 
 // token is one lexeme. Numbers are decoded into num; strings into str
@@ -42,12 +43,13 @@ var operators = []string{
 // lexer turns source into tokens. Newlines inside brackets and after a
 // backslash continue the logical line, as in Python.
 type lexer struct {
-	src    string
-	pos    int
-	line   int
-	depth  int  // open brackets
-	bol    bool // at the beginning of a logical line
-	tokens []token
+	src     string
+	pos     int
+	line    int
+	depth   int  // open brackets
+	bol     bool // at the beginning of a logical line
+	indents []int
+	tokens  []token
 }
 
 // lex tokenizes a program. Its first line starts a logical line, so
@@ -57,16 +59,97 @@ func lex(src string) ([]token, error) { return lexFrom(src, 1, true) }
 // lexFrom tokenizes src starting at line; an f-string field is lexed with
 // bol false, so "{ x }" is not an indented statement.
 func lexFrom(src string, line int, bol bool) ([]token, error) {
-	lx := &lexer{src: src, line: line, bol: bol}
+	// At most about one token per 2 bytes of code: one allocation, where
+	// a slice doubled many times would be most of a short run's garbage.
+	lx := &lexer{src: src, line: line, bol: bol, indents: []int{0}, tokens: make([]token, 0, len(src)/2+8)}
+	indent := bol
 	for {
+		if lx.bol && indent {
+			if err := lx.indentation(); err != nil {
+				return nil, err
+			}
+		}
 		t, err := lx.next()
 		if err != nil {
 			return nil, err
 		}
-		lx.tokens = append(lx.tokens, t)
 		if t.kind == tEOF {
+			if indent {
+				if n := len(lx.tokens); n > 0 && lx.tokens[n-1].kind != tNewline && lx.tokens[n-1].kind != tDedent {
+					lx.tokens = append(lx.tokens, token{kind: tNewline, line: lx.line})
+				}
+				for len(lx.indents) > 1 {
+					lx.indents = lx.indents[:len(lx.indents)-1]
+					lx.tokens = append(lx.tokens, token{kind: tDedent, line: lx.line})
+				}
+			}
+			lx.tokens = append(lx.tokens, t)
 			return lx.tokens, nil
 		}
+		lx.tokens = append(lx.tokens, t)
+	}
+}
+
+// maxIndentLevels bounds nested blocks, so a hostile program cannot
+// exhaust the parser's stack.
+const maxIndentLevels = 50
+
+// indentation reads the leading whitespace of a logical line (skipping
+// blank and comment-only lines) and emits the INDENT or DEDENT tokens that
+// open or close blocks, as Python's tokenizer does (a tab advances to the
+// next multiple of 8).
+func (lx *lexer) indentation() error {
+	for {
+		col, p := 0, lx.pos
+		for p < len(lx.src) {
+			switch lx.src[p] {
+			case ' ':
+				col++
+			case '\t':
+				col = (col/8 + 1) * 8
+			case '\f':
+				col = 0
+			default:
+				goto measured
+			}
+			p++
+		}
+	measured:
+		if p >= len(lx.src) {
+			lx.pos = p
+			return nil
+		}
+		if c := lx.src[p]; c == '\n' || c == '#' || c == '\r' && p+1 < len(lx.src) && lx.src[p+1] == '\n' {
+			// A blank or comment-only line: no tokens.
+			for p < len(lx.src) && lx.src[p] != '\n' {
+				p++
+			}
+			if p < len(lx.src) {
+				p++
+				lx.line++
+			}
+			lx.pos = p
+			continue
+		}
+		lx.pos = p
+		top := lx.indents[len(lx.indents)-1]
+		switch {
+		case col > top:
+			if len(lx.indents) > maxIndentLevels {
+				return lx.errorf("SyntaxError", "too many nested blocks (at most %d)", maxIndentLevels)
+			}
+			lx.indents = append(lx.indents, col)
+			lx.tokens = append(lx.tokens, token{kind: tIndent, line: lx.line})
+		case col < top:
+			for col < lx.indents[len(lx.indents)-1] {
+				lx.indents = lx.indents[:len(lx.indents)-1]
+				lx.tokens = append(lx.tokens, token{kind: tDedent, line: lx.line})
+			}
+			if col != lx.indents[len(lx.indents)-1] {
+				return lx.errorf("IndentationError", "unindent does not match any outer indentation level")
+			}
+		}
+		return nil
 	}
 }
 
@@ -93,15 +176,8 @@ func (lx *lexer) next() (token, error) {
 			lx.bol = true
 			return token{kind: tNewline, line: lx.line - 1}, nil
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
-			start := lx.pos
 			for lx.pos < len(lx.src) && strings.IndexByte(" \t\r\f", lx.src[lx.pos]) >= 0 {
 				lx.pos++
-			}
-			if lx.bol && lx.depth == 0 && start == lx.lineStart() && lx.pos < len(lx.src) &&
-				lx.src[lx.pos] != '\n' && lx.src[lx.pos] != '#' {
-				// The parser reports it, so that an earlier error (a
-				// loop's header, say) is the one the agent sees.
-				return token{kind: tIndent, line: lx.line}, nil
 			}
 			continue
 		case c == '#':
@@ -161,11 +237,6 @@ func (lx *lexer) next() (token, error) {
 		r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
 		return token{}, lx.errorf("SyntaxError", "invalid character %q", r)
 	}
-}
-
-// lineStart is the offset of the current line's first byte.
-func (lx *lexer) lineStart() int {
-	return strings.LastIndexByte(lx.src[:lx.pos], '\n') + 1
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -248,7 +319,7 @@ func (lx *lexer) number() (token, error) {
 	n, err := strconv.ParseInt(digits, base, 64)
 	if err != nil {
 		if isRangeError(err) {
-			return token{}, lx.errorf("OverflowError", "integer literal %q is too large (integers are kept within 64 bits)", clip(text, 40))
+			return token{}, lx.errorf("OverflowError", "integer literal %q is too large (python_execute keeps integers within 64 bits)", clip(text, 40))
 		}
 		return token{}, lx.errorf("SyntaxError", "invalid number literal %q", clip(text, 40))
 	}

@@ -138,14 +138,20 @@ func pythonError(e *Error) string {
 // count, not a busy test runner.
 const hostileTimeout = time.Minute
 
+// hostileSteps is the step bound TestHostileCorpus runs with: above the
+// default, so that each snippet reaches the bound it was written for
+// (memory, depth, recursion) rather than the step count first; with the
+// default limits every snippet still ends in an error (TestHostileCorpusDefaultLimits).
+const hostileSteps = 1_000_000
+
 // TestHostileCorpus runs every snippet of testdata/hostile.txt with the
-// default limits (but hostileTimeout) and checks that it ends in the
-// error its "# want:" line names, within the counted bounds, the same way
-// twice.
+// default limits (but hostileSteps and hostileTimeout) and checks that it
+// ends in the error its "# want:" line names, within the counted bounds,
+// the same way twice.
 func TestHostileCorpus(t *testing.T) {
 	snips := readCorpus(t, filepath.Join("testdata", "hostile.txt"))
 	lim := DefaultLimits()
-	lim.Timeout = hostileTimeout
+	lim.Timeout, lim.MaxSteps = hostileTimeout, hostileSteps
 	e := newEvaluator(t, lim)
 	var slowest time.Duration
 	slowestName := ""
@@ -189,6 +195,28 @@ func TestHostileCorpus(t *testing.T) {
 		slowest.Round(time.Millisecond), DefaultLimits().Timeout)
 }
 
+// TestHostileCorpusDefaultLimits: with the default limits (but
+// hostileTimeout) every hostile snippet ends in a counted error, never in
+// output or the clock.
+func TestHostileCorpusDefaultLimits(t *testing.T) {
+	snips := readCorpus(t, filepath.Join("testdata", "hostile.txt"))
+	lim := DefaultLimits()
+	lim.Timeout = hostileTimeout
+	e := newEvaluator(t, lim)
+	for _, s := range snips {
+		out, use, err := e.RunPartial(context.Background(), s.code)
+		var pe *Error
+		switch {
+		case !errors.As(err, &pe):
+			t.Errorf("hostile.txt:%d: printed %.100q and ended without an error", s.line, out)
+		case pe.Kind == "Timeout":
+			t.Errorf("hostile.txt:%d: ended by the clock: %v", s.line, err)
+		case use.Steps > lim.MaxSteps:
+			t.Errorf("hostile.txt:%d: took %d steps, bound %d", s.line, use.Steps, lim.MaxSteps)
+		}
+	}
+}
+
 // hostileWant reads a hostile snippet's "# want: Kind: text" line.
 func hostileWant(t *testing.T, s snippet) (kind, msg string) {
 	t.Helper()
@@ -212,7 +240,7 @@ func hostileWant(t *testing.T, s snippet) (kind, msg string) {
 func BenchmarkHostileCorpus(b *testing.B) {
 	snips := readCorpus(b, filepath.Join("testdata", "hostile.txt"))
 	lim := DefaultLimits()
-	lim.Timeout = hostileTimeout
+	lim.Timeout, lim.MaxSteps = hostileTimeout, hostileSteps
 	e, err := New(lim)
 	if err != nil {
 		b.Fatal(err)

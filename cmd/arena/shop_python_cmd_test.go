@@ -24,7 +24,7 @@ best = min(totals, key=lambda s: totals[s])
 print(f"{best}: {totals[best]}")`}, nil, 0, "b: 95\n", ""},
 		{"voucher from stdin", []string{"shop", "python", "-"}, strings.NewReader("total = 459 + 1299.5\nif total >= 1000:\n    total -= 200\nprint(f'{total:.2f}')\n"), 0, "1558.50\n", ""},
 		{"import refused", []string{"shop", "python", "import os"}, nil, 1, "", "arena: python_execute: line 1: Unsupported: imports are not supported"},
-		{"endless loop bounded", []string{"shop", "python", "while True:\n    pass"}, nil, 1, "", "LimitExceeded: execution limit: more than 1000000 steps"},
+		{"endless loop bounded", []string{"shop", "python", "while True:\n    pass"}, nil, 1, "", "LimitExceeded: execution limit: more than 200000 steps"},
 		{"exception", []string{"shop", "python", "raise ValueError('over budget')"}, nil, 1, "", "arena: python_execute: line 1: ValueError: over budget"},
 		{"nothing printed", []string{"shop", "python", "x = 1"}, nil, 1, "", "No output produced by the code"},
 		{"stdin missing", []string{"shop", "python", "-"}, nil, 1, "", "no standard input"},

@@ -131,6 +131,40 @@ func (c *Client) Chat(ctx context.Context, params openai.ChatCompletionNewParams
 	return resp.Choices[0].Message, nil
 }
 
+// ChatRaw sends body, a whole chat-completions request body, byte for
+// byte (the inference relay forwards what it checked and records), and
+// returns the endpoint's response body as received together with its
+// parse. An answer without choices fails with ErrNoChoices; other errors
+// are classified as Chat's.
+func (c *Client) ChatRaw(ctx context.Context, body []byte) ([]byte, *openai.ChatCompletion, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var raw []byte
+	_, err := c.chat.New(rctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
+	if err != nil {
+		return nil, nil, c.callError(ctx, rctx, "/chat/completions", err)
+	}
+	var resp openai.ChatCompletion
+	if err := resp.UnmarshalJSON(raw); err != nil {
+		return raw, nil, fmt.Errorf("POST %s/chat/completions: the response is not a chat completion: %w", c.root, err)
+	}
+	if len(resp.Choices) == 0 {
+		return raw, nil, fmt.Errorf("POST %s/chat/completions: %w", c.root, ErrNoChoices)
+	}
+	return raw, &resp, nil
+}
+
+// StatusCode is the HTTP status of an endpoint's error answer in err, or
+// 0 when err is not one.
+func StatusCode(err error) int {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
+}
+
 // Embeddings sends one embeddings request (BaseURL/embeddings). Its
 // errors are classified as Chat's.
 func (c *Client) Embeddings(ctx context.Context, params openai.EmbeddingNewParams) (*openai.CreateEmbeddingResponse, error) {

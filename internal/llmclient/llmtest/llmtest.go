@@ -4,8 +4,10 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -15,6 +17,11 @@ import (
 
 // Request is what the fake endpoint received.
 type Request struct {
+	// Context is the HTTP request's context: an answer that stalls
+	// waits on it, so the fake ends when the client gives up.
+	Context context.Context
+	// Raw is the request body as received.
+	Raw    []byte
 	Header http.Header
 	// Body is the whole request body, decoded.
 	Body map[string]any
@@ -29,6 +36,20 @@ type Request struct {
 type Reply struct {
 	Content string
 	Status  int
+	// Reasoning, if set, is the message's reasoning_content.
+	Reasoning string
+	// ToolCalls are the message's native tool calls.
+	ToolCalls []ToolCall
+	// PromptTokens and CompletionTokens are the usage (default 50, 40).
+	PromptTokens, CompletionTokens int
+	// Body, if set, is the whole 200 answer instead (malformed answers).
+	Body string
+}
+
+// ToolCall is one native tool call; Arguments is sent as the string the
+// model produced, malformed or not.
+type ToolCall struct {
+	ID, Name, Arguments string
 }
 
 // Server is the fake endpoint. Its base URL for a client is URL + "/v1".
@@ -48,8 +69,13 @@ func NewServer(t testing.TB, answer func(Request) Reply) *Server {
 			http.NotFound(w, r)
 			return
 		}
-		req := Request{Header: r.Header.Clone()}
-		if err := json.NewDecoder(r.Body).Decode(&req.Body); err != nil {
+		req := Request{Context: r.Context(), Header: r.Header.Clone()}
+		raw, err := io.ReadAll(r.Body)
+		if err == nil {
+			req.Raw = raw
+			err = json.Unmarshal(raw, &req.Body)
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -68,11 +94,35 @@ func NewServer(t testing.TB, answer func(Request) Reply) *Server {
 			fmt.Fprint(w, `{"error":{"message":"model overloaded","type":"server_error"}}`)
 			return
 		}
-		content, _ := json.Marshal(rep.Content)
-		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":%d,"model":%q,`+
-			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}],`+
-			`"usage":{"prompt_tokens":50,"completion_tokens":40,"total_tokens":90}}`,
-			time.Now().Unix(), req.Model, content)
+		if rep.Body != "" {
+			fmt.Fprint(w, rep.Body)
+			return
+		}
+		msg := map[string]any{"role": "assistant", "content": rep.Content}
+		if rep.Reasoning != "" {
+			msg["reasoning_content"] = rep.Reasoning
+		}
+		finish := "stop"
+		if len(rep.ToolCalls) > 0 {
+			calls := make([]map[string]any, len(rep.ToolCalls))
+			for i, c := range rep.ToolCalls {
+				id := c.ID
+				if id == "" {
+					id = fmt.Sprintf("call_%d", i)
+				}
+				calls[i] = map[string]any{"id": id, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}}
+			}
+			msg["tool_calls"] = calls
+			finish = "tool_calls"
+		}
+		pt, ct := rep.PromptTokens, rep.CompletionTokens
+		if pt == 0 && ct == 0 {
+			pt, ct = 50, 40
+		}
+		body, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "message": msg}},
+			"usage":   map[string]int{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}})
+		_, _ = w.Write(body)
 	}))
 	t.Cleanup(s.Close)
 	return s

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"arena/config"
 	"arena/episode"
 	"arena/internal/llmclient"
 )
@@ -124,6 +125,11 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Relay, e
 	if len(opts.Models) == 0 {
 		return nil, errors.New("relay: relay.models is empty: name the models miners may use")
 	}
+	if slices.Contains(opts.Models, config.StandInModel) {
+		// The stand-in is a script behind the chat wire format: relaying
+		// it would verify scripted steps as a model's.
+		return nil, fmt.Errorf("relay: relay.models names %s, the offline stand-in, which is not a model", config.StandInModel)
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
 	}
@@ -227,6 +233,11 @@ func (s *Session) Infer(ctx context.Context, req *episode.Infer) (*episode.Infer
 	s.usage.ProviderTime += took
 	s.mu.Unlock()
 	r.m.provider.Observe(took.Seconds())
+	if err == nil && resp.Model == config.StandInModel {
+		// An operator pointed the relay at the offline stand-in under an
+		// allowlisted name: its steps are a script's, never credited.
+		err = fmt.Errorf("the provider answered as %s, the offline stand-in, which is not a model", config.StandInModel)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// The episode ended while the call was in flight: nobody is

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,4 +134,47 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Shopper is an answer for NewServer that plays a plain shopper the way
+// a tool-calling model would, over the shop's tools: search with the
+// user's words, compare and recommend the first hit of a search result,
+// then terminate. It decides from the conversation alone, so its steps
+// are whatever the relay returned: what a model through the relay does.
+func Shopper(req Request) Reply {
+	msgs, _ := req.Body["messages"].([]any)
+	if len(msgs) == 0 {
+		return Reply{Status: http.StatusBadRequest}
+	}
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	role, _ := last["role"].(string)
+	content, _ := last["content"].(string)
+	call := func(name string, args map[string]any) []ToolCall {
+		b, _ := json.Marshal(args)
+		return []ToolCall{{ID: "call_" + name, Name: name, Arguments: string(b)}}
+	}
+	switch role {
+	case "user":
+		return Reply{Reasoning: "The user described what they want; I search the shop with their words first.",
+			ToolCalls: call("find_product", map[string]any{"q": firstWords(content, 6)})}
+	case "tool":
+		var hits []struct {
+			ID    string  `json:"product_id"`
+			Price float64 `json:"price"`
+		}
+		if json.Unmarshal([]byte(content), &hits) == nil && len(hits) > 0 {
+			why := fmt.Sprintf("The search returned %s at %g", hits[0].ID, hits[0].Price)
+			if len(hits) > 1 {
+				why += fmt.Sprintf(" and %s at %g; the first ranks higher", hits[1].ID, hits[1].Price)
+			}
+			return Reply{Reasoning: why + ", so I recommend it.", ToolCalls: call("recommend_product", map[string]any{"product_ids": hits[0].ID})}
+		}
+	}
+	return Reply{Reasoning: "I have recommended a product, so I finish.", ToolCalls: call("terminate", map[string]any{"status": "success"})}
+}
+
+// firstWords is s's first n words.
+func firstWords(s string, n int) string {
+	words := strings.Fields(s)
+	return strings.Join(words[:min(n, len(words))], " ")
 }

@@ -158,7 +158,9 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("completion tokens clamp max_tokens, then refuse", func(t *testing.T) {
-		prov := llmtest.NewServer(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x", CompletionTokens: 60, PromptTokens: 1} })
+		prov := llmtest.NewServer(t, func(llmtest.Request) llmtest.Reply {
+			return llmtest.Reply{Content: "x", CompletionTokens: 60, PromptTokens: 1}
+		})
 		r, _ := newRelay(t, prov.URL, Options{Budget: Budget{CompletionTokens: 100}})
 		s := r.Open("m", "e")
 		res, _ := s.Infer(context.Background(), infer(okBody))
@@ -179,7 +181,9 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("prompt tokens", func(t *testing.T) {
-		prov := llmtest.NewServer(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x", PromptTokens: 900, CompletionTokens: 1} })
+		prov := llmtest.NewServer(t, func(llmtest.Request) llmtest.Reply {
+			return llmtest.Reply{Content: "x", PromptTokens: 900, CompletionTokens: 1}
+		})
 		r, _ := newRelay(t, prov.URL, Options{Budget: Budget{PromptTokens: 1000}})
 		s := r.Open("m", "e")
 		for i, want := range []string{"", "", episode.InferBudgetExceeded} {

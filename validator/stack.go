@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"arena/chain"
-	"arena/episode"
 	"arena/config"
+	"arena/episode"
 	"arena/internal/secretfile"
 	"arena/knowledge"
 	"arena/relay"
@@ -207,8 +207,8 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
 		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
 		Race: RaceParams(cfg.Race), Weights: WeightsPolicy(cfg.Weights),
-		Limits:            EpisodeLimits(ec),
-		Relay:             rl, Verification: verification,
+		Limits: EpisodeLimits(ec),
+		Relay:  rl, Verification: verification,
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
 		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed,

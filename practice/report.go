@@ -244,8 +244,9 @@ func slowest(trajs []episode.Trajectory, k int) []SlowStep {
 	return out[:min(k, len(out))]
 }
 
-// JSON is the report as one JSON object.
-func (r *Report) JSON() ([]byte, error) { return json.Marshal(r) }
+// JSON is the report as one JSON object, indented so that a reader (or
+// grep) sees one field a line.
+func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
 
 // Print writes the human-readable report.
 func (r *Report) Print(w io.Writer) {

@@ -84,6 +84,10 @@ const DefaultRelayModels = "Qwen/Qwen3-32B,deepseek-ai/DeepSeek-V3"
 // relay.models, so no validator ever credits it.
 const StandInModel = "arena-stand-in-not-a-model"
 
+// StandInURL, as llm.base_url (--llm-base-url stand-in), points the
+// reference LLM agent at the stand-in served in process.
+const StandInURL = "stand-in"
+
 // RelayRequired resolves relay.required for a chain id (0: unknown, as
 // chain.chain_id 0 accepts any chain): auto is true on finney and
 // testnet.

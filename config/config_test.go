@@ -126,6 +126,9 @@ func TestValidate(t *testing.T) {
 		{"relay negative daily tokens", func(c *Config) { c.Relay.DailyTokens = -1 }, `relay.daily_tokens "-1": must be at least 0`},
 		{"relay max_tokens above the episode's", func(c *Config) { c.Relay.MaxTokens = 70_000 },
 			`relay.max_tokens "70000": must not exceed relay.max_completion_tokens (60000)`},
+		{"llm agent on the stand-in", func(c *Config) { c.LLM.BaseURL = StandInURL }, ""},
+		{"llm judge on the stand-in", func(c *Config) { c.LLM.BaseURL, c.Judge.Kind, c.Judge.Models = StandInURL, "llm", "m" },
+			`llm.base_url "stand-in": the offline stand-in is a script, not a model: the llm judge needs a real endpoint`},
 		{"relay zero wall time", func(c *Config) { c.Relay.MaxWallTime = Duration{} }, `relay.max_wall_time "0s": must be greater than 0`},
 	}
 	for _, tt := range tests {

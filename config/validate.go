@@ -127,7 +127,12 @@ func (c *Config) Validate() error {
 	}
 	v.nonEmpty("devnet.keystore", c.Devnet.Keystore)
 
-	if u := c.LLM.BaseURL; u != "" {
+	if u := c.LLM.BaseURL; u == StandInURL {
+		// The miner's offline stand-in; the llm judge may not use it.
+		if c.Judge.Kind == "llm" {
+			v.bad("llm.base_url", u, "the offline stand-in is a script, not a model: the llm judge needs a real endpoint")
+		}
+	} else if u != "" {
 		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			v.bad("llm.base_url", redactURL(u), "must be an http or https URL")
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ type LLMOptions struct {
 	MaxTokens int64
 	// SystemPrompt replaces the built-in ShoppingBench-style prompt.
 	SystemPrompt string
+	// HTTPClient replaces the endpoint's HTTP client (the stand-in is
+	// served in process through it).
+	HTTPClient *http.Client
 }
 
 // LLM is an agent backed by a chat model with native function calling.
@@ -74,7 +78,8 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	}
 	a := &LLM{opts: opts, log: log.With().Str("component", "miner.llm").Str("model", opts.Model).Logger()}
 	if opts.BaseURL != "" {
-		client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, MaxRetries: opts.MaxRetries})
+		client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, MaxRetries: opts.MaxRetries,
+			HTTPClient: opts.HTTPClient})
 		if err != nil {
 			return nil, fmt.Errorf("llm agent: %w", err)
 		}

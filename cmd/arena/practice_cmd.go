@@ -71,7 +71,7 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "store the episodes and verdicts in `DIR` (the validator's database format)", TakesFile: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
 			&cli.FloatFlag{Name: "skill", Value: 1, Usage: "--agent heuristic: strength `S` in 0..1"},
-			&cli.StringFlag{Name: "llm-base-url", Usage: "--agent llm: OpenAI-compatible endpoint `URL` (llm.base_url)"},
+			&cli.StringFlag{Name: "llm-base-url", Usage: "--agent llm: OpenAI-compatible endpoint `URL`, or stand-in for the offline stand-in (a script, not a model) (llm.base_url)"},
 			&cli.StringFlag{Name: "llm-model", Usage: "--agent llm: model `NAME` (llm.model)"},
 			&cli.DurationFlag{Name: "llm-timeout", Usage: "--agent llm: bound on one chat request (llm.timeout)"},
 			&cli.StringFlag{Name: "relay-base-url", Usage: "offer the inference relay to an OpenAI-compatible provider at `URL` (relay.base_url; key from ARENA_RELAY_API_KEY)"},

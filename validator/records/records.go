@@ -103,6 +103,10 @@ type Race struct {
 	// this race's were drawn (nil in records written before it was kept):
 	// the hidden pool over time.
 	HiddenLeft *int `json:"hidden_left,omitempty"`
+	// VoidRacers are the racers for whom the relay's provider failed in
+	// this race: their rows are not in Heat, so the race is no evidence
+	// for or against them.
+	VoidRacers []uint16 `json:"void_racers,omitempty"`
 }
 
 // RaceState is the race state machine's persisted value plus the

@@ -169,8 +169,8 @@ type RaceConfig struct {
 	DecayBlocks  uint64  `yaml:"decay_blocks" help:"blocks of reign over which the ratio decays"`
 	Margin       float64 `yaml:"margin" help:"a challenger must be shown to beat the incumbent by more than this per hidden problem"`
 	Confidence   float64 `yaml:"confidence" help:"confidence, in [0.5, 0.999], at which a crown decision must be shown (docs/scoring.md)"`
-	TieMargin    float64 `yaml:"tie_margin" help:"first crown only: a racer no worse than a higher-uid rival by more than this wins the near-tie (>= margin)"`
-	WindowBlocks uint64  `yaml:"window_blocks" help:"race evidence older than this many blocks is dropped (0 keeps every race)"`
+	TieMargin    float64 `yaml:"tie_margin" help:"first crown only: with no racer shown to beat another, the earliest registered wins once shown no worse than each other by more than this (>= margin)"`
+	WindowBlocks uint64  `yaml:"window_blocks" help:"evidence epoch length: a decision counts the races since the start of the previous epoch (0 keeps every race)"`
 }
 
 // WeightsConfig is the deterministic weights policy (scoring/weights.Policy).

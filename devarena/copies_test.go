@@ -2,6 +2,7 @@ package devarena
 
 import (
 	"context"
+	"github.com/dgraph-io/badger/v4"
 	"testing"
 	"time"
 
@@ -70,6 +71,19 @@ func TestCopiesLeadAsOne(t *testing.T) {
 			return
 		}
 		time.Sleep(time.Second)
+	}
+	for i, st := range a.Stacks {
+		_ = st.Validator.Store().View(func(txn *badger.Txn) error {
+			races, err := st.Validator.Records().ListRaces(txn, 6)
+			for _, rc := range races {
+				if o := rc.Output; o != nil {
+					t.Logf("validator %d race %d (block %d, %s): %s, racers %v, group %v, decision %+v", i, rc.ID, rc.StartedBlock, rc.Phase, o.Outcome, o.Results, o.Group, o.Decision)
+				} else {
+					t.Logf("validator %d race %d (block %d, %s): abort %q, %d racers", i, rc.ID, rc.StartedBlock, rc.Phase, rc.AbortReason, len(rc.Racers))
+				}
+			}
+			return err
+		})
 	}
 	t.Fatalf("after 4 minutes the validators lead with %v and uid %d (the earliest-registered copy) has incentive %.3f; want uid %d everywhere and at least 0.9",
 		leaders, first.UID, incentive, first.UID)

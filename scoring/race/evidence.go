@@ -193,9 +193,13 @@ func (p Pairs) upperLogEvidence(shift float64) float64 {
 	c := 1 + max(shift, 0)
 	n := float64(p.N)
 	s := (p.Sum - shift*n) / c
-	if s <= 0 {
+	// LogEvidence sums ξ problem by problem; where Σξ is zero up to
+	// rounding the two sums can fall on either side of it, so only a
+	// clearly negative Σξ rules the evidence out here.
+	if s < -1e-9*(n+1) {
 		return math.Inf(-1)
 	}
+	s = max(s, 0)
 	v := max(0, p.SumSq-2*shift*p.Sum+shift*shift*n) / (c * c)
 	m := max(math.Abs(p.Diffs[0].D-shift), math.Abs(p.Diffs[len(p.Diffs)-1].D-shift)) / c
 	q := v * max(0, 0.5-lambdaMax*m/3)

@@ -217,10 +217,10 @@ func (p Params) Step(s State, in Input) (Output, State, error) {
 			next.Leader = crown(byUID[v.leader], in.Block, v.reference, hotkeys)
 			next.FirstRaced = nil
 		case HandedOver:
-			since, reference := next.Leader.Since, next.Leader.Reference
+			old := next.Leader
 			next.Leader = crown(byUID[v.leader], in.Block, nil, hotkeys)
 			// The group keeps its reign: the crown moved within it.
-			next.Leader.Since, next.Leader.Reference = since, reference
+			next.Leader.Since, next.Leader.Reference = old.Since, old.Reference
 		}
 	}
 
@@ -323,7 +323,8 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 	var bestShare float64
 	for _, c := range challengers {
 		share := spendShare(epochs[c]) / k
-		cmpr := d.compare(c, l.UID, d.p.Margin, d.p.logThreshold(len(challengers), epochs[c]), true)
+		logT := d.p.logThreshold(len(challengers), epochs[c])
+		cmpr := d.compare(c, l.UID, d.p.Margin, logT, true)
 		v.decision = append(v.decision, cmpr)
 		if cmpr.Evidence >= 1 {
 			v.merged += share * cmpr.Evidence
@@ -336,7 +337,7 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 		// The group that takes the crown: the challengers shown (by the
 		// single test) to beat the incumbent, less those another of them is
 		// shown to beat; its earliest registered leads. It does not depend
-		// on which member happened to be strongest, so copies of one agent
+		// on which of them happened to be strongest, so copies of one agent
 		// pick the same representative on every validator.
 		v.group = d.top(slices.DeleteFunc(slices.Clone(challengers), func(c uint16) bool { return !d.beatsOnce(c, l.UID) }))
 		if len(v.group) == 0 {
@@ -346,22 +347,21 @@ func (d *decider) incumbent(l Leader, racers []uint16, epochs map[uint16]uint64)
 		return v
 	}
 	v.group = []uint16{l.UID}
-	// The racer the leader's group beat: the one it dethroned or, for a
-	// leader crowned without beating anyone (a lone first racer), the
-	// racer it is now shown to beat that did best.
-	ref := -1
+	// An earlier-registered racer that the leader is not shown to beat is
+	// a copy, and takes the crown, when it is shown to beat the racer the
+	// leader's group beat to take it. The reference was fixed when the
+	// crown moved, so a better record for the leader, or a worse one for
+	// the copy, never moves the crown to it. A leader crowned without
+	// beating anyone (a lone first racer, or the earliest of a near-tie)
+	// has no reference and is never handed over: what it is shown to beat
+	// later depends on its own record, which would make a better record
+	// lose the crown.
 	if r := l.Reference; r != nil {
-		ref = int(r.UID)
-	} else {
 		for _, c := range challengers {
-			if d.beatsOnce(l.UID, c) && (ref < 0 || d.lg.mean(c) > d.lg.mean(uint16(ref)) || d.lg.mean(c) == d.lg.mean(uint16(ref)) && d.before(c, uint16(ref))) {
-				ref = int(c)
+			if c == r.UID || !d.before(c, l.UID) || d.beatsOnce(l.UID, c) {
+				continue
 			}
-		}
-	}
-	if ref >= 0 {
-		for _, c := range challengers {
-			if int(c) != ref && d.before(c, l.UID) && d.beatsOnce(c, uint16(ref)) && !d.beatsOnce(l.UID, c) {
+			if d.beatsOnce(c, r.UID) {
 				v.group = append(v.group, c)
 			}
 		}

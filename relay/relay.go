@@ -1,16 +1,19 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -104,8 +107,10 @@ type Relay struct {
 	opts   Options
 	budget Budget
 	client *llmclient.Client
-	log    zerolog.Logger
-	m      *metrics
+	// transport is the relay's own (nil with Options.HTTPClient).
+	transport *http.Transport
+	log       zerolog.Logger
+	m         *metrics
 
 	mu    sync.Mutex
 	daily map[string]*dayUse
@@ -150,6 +155,15 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Relay, e
 	// A local provider may need no key, so an unset variable is not an
 	// error; the key is never read from a file or a flag.
 	key, _ := lookup(APIKeyEnv)
+	var own *http.Transport
+	if opts.HTTPClient == nil {
+		// Every episode in flight may have a call at the provider: the
+		// default transport keeps 2 idle connections per host, so most
+		// calls of a race would open a new connection.
+		own = http.DefaultTransport.(*http.Transport).Clone()
+		own.MaxIdleConnsPerHost = maxIdleConns
+		opts.HTTPClient = &http.Client{Transport: own}
+	}
 	client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: key, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient,
 		UserAgent: "arena-relay"})
 	if err != nil {
@@ -159,8 +173,20 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Relay, e
 	if err != nil {
 		return nil, err
 	}
-	return &Relay{opts: opts, budget: budget, client: client, m: m, daily: map[string]*dayUse{},
+	return &Relay{opts: opts, budget: budget, client: client, transport: own, m: m, daily: map[string]*dayUse{},
 		log: log.With().Str("component", "relay").Logger()}, nil
+}
+
+// maxIdleConns is the idle provider connections kept: one for each
+// episode a race of 64 racers' 4 concurrent episodes has in flight.
+const maxIdleConns = 256
+
+// Close closes the relay's idle provider connections. Calls in flight
+// finish; the relay stays usable.
+func (r *Relay) Close() {
+	if r.transport != nil {
+		r.transport.CloseIdleConnections()
+	}
 }
 
 // Models is the allowlist.
@@ -206,9 +232,9 @@ func refusal(code, format string, args ...any) *episode.InferResult {
 func (s *Session) Infer(ctx context.Context, req *episode.Infer) (*episode.InferResult, *episode.Completion) {
 	r := s.r
 	start := time.Now()
-	body, model, maxTokens, res := r.check(req.Body)
+	obj, model, maxTokens, res := r.check(req.Body)
 	if res == nil {
-		res = s.reserve(len(body), &maxTokens)
+		res = s.reserve(len(req.Body), &maxTokens)
 	}
 	if res != nil {
 		r.m.requests.WithLabelValues(res.Error.Code).Inc()
@@ -217,9 +243,12 @@ func (s *Session) Infer(ctx context.Context, req *episode.Infer) (*episode.Infer
 		s.mu.Unlock()
 		return res, nil
 	}
-	if maxTokens > 0 {
-		body = withMaxTokens(body, maxTokens)
-	}
+	// Every call is bounded: max_tokens is what the request asked, or
+	// what the budget leaves (max_completion_tokens, its newer spelling,
+	// is dropped so the provider sees one bound).
+	delete(obj, "max_completion_tokens")
+	obj["max_tokens"] = json.RawMessage(fmt.Sprint(maxTokens))
+	body := encodeObject(obj)
 	timeout := s.wallLeft()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -375,9 +404,9 @@ var allowedKeys = map[string]bool{
 	"presence_penalty": true, "frequency_penalty": true, "response_format": true, "reasoning_effort": true, "n": true, "stream": true,
 }
 
-// check validates an infer body and returns the body to forward, its
+// check validates an infer body and returns its fields to forward, its
 // model and the max_tokens it asks for (0: none), or a refusal.
-func (r *Relay) check(raw json.RawMessage) ([]byte, string, int64, *episode.InferResult) {
+func (r *Relay) check(raw json.RawMessage) (map[string]json.RawMessage, string, int64, *episode.InferResult) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return nil, "", 0, refusal(episode.InferBadRequest, "body is not a JSON object")
@@ -394,15 +423,16 @@ func (r *Relay) check(raw json.RawMessage) ([]byte, string, int64, *episode.Infe
 	if !slices.Contains(r.opts.Models, model) {
 		return nil, "", 0, refusal(episode.InferModelNotAllowed, "model %q is not on this subnet's allowlist %v", episode.ClipText(model, 80), r.opts.Models)
 	}
-	var msgs []map[string]json.RawMessage
-	if json.Unmarshal(obj["messages"], &msgs) != nil || len(msgs) == 0 {
+	// The body is valid JSON (Unmarshal checked it); the shape of
+	// messages and tools is read from their first bytes only, since a
+	// deeper look would scan the whole prompt again on every completion,
+	// and the provider answers a malformed one with 400, which is the
+	// miner's bad_request all the same.
+	if !startsArray(obj["messages"], '{') {
 		return nil, "", 0, refusal(episode.InferBadRequest, "messages must be a non-empty array of objects")
 	}
-	if raw, ok := obj["tools"]; ok {
-		var tools []json.RawMessage
-		if json.Unmarshal(raw, &tools) != nil {
-			return nil, "", 0, refusal(episode.InferBadRequest, "tools must be an array")
-		}
+	if raw, ok := obj["tools"]; ok && !startsArray(raw, 0) {
+		return nil, "", 0, refusal(episode.InferBadRequest, "tools must be an array")
 	}
 	if raw, ok := obj["stream"]; ok && string(raw) != "false" {
 		return nil, "", 0, refusal(episode.InferBadRequest, "stream is not relayed: ask for one whole completion")
@@ -439,27 +469,43 @@ func (r *Relay) check(raw json.RawMessage) ([]byte, string, int64, *episode.Infe
 		}
 		maxTokens = max(maxTokens, v)
 	}
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return nil, "", 0, refusal(episode.InferBadRequest, "body: %v", err)
-	}
-	return out, model, maxTokens, nil
+	return obj, model, maxTokens, nil
 }
 
-// withMaxTokens sets the body's max_tokens (and drops
-// max_completion_tokens, its newer spelling), so every call is bounded.
-func withMaxTokens(body []byte, n int64) []byte {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil {
-		return body
+// startsArray reports whether raw (valid JSON) is an array whose first
+// element begins with first; with first 0, an array, possibly empty.
+func startsArray(raw json.RawMessage, first byte) bool {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '[' {
+		return false
 	}
-	delete(obj, "max_completion_tokens")
-	obj["max_tokens"] = json.RawMessage(fmt.Sprint(n))
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return body
+	if first == 0 {
+		return true
 	}
-	return out
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	return len(b) > 0 && b[0] == first
+}
+
+// encodeObject writes obj as a JSON object with sorted keys, as
+// json.Marshal would, but copies each value as it came: the values are
+// the checked request's own, already valid JSON, and compacting them
+// again would scan the whole prompt once more per completion.
+func encodeObject(obj map[string]json.RawMessage) []byte {
+	size := 2
+	for k, v := range obj {
+		size += len(k) + len(v) + 4
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '{')
+	for i, k := range slices.Sorted(maps.Keys(obj)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, k) // an allowedKeys name: plain ASCII, quoted the same in Go and JSON
+		out = append(out, ':')
+		out = append(out, obj[k]...)
+	}
+	return append(out, '}')
 }
 
 func newCompletionID() string {

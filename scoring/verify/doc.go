@@ -21,7 +21,9 @@
 // A verified step is dictated when a value its completion chose appears
 // verbatim in the prompt outside the query and the observations: a
 // product or shop id, a string argument of 12 bytes or more, or the whole
-// canonical arguments object. The text checked is every system and user
+// canonical arguments object; a value made only of the tools' own
+// vocabulary (a service such as freeShipping, which the schemas and many
+// system prompts list) is not counted. The text checked is every system and user
 // message with the query cut out, every tool message that carries no
 // observation, and every assistant message that is not the text of an
 // earlier completion of the episode. That catches a scaffold that tells

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"unicode"
 
 	"arena/episode"
+	"arena/shop"
 )
 
 // Finding names.
@@ -305,12 +308,39 @@ func dictated(t *episode.Trajectory, c *episode.Completion, norm *episode.Comple
 	all := strings.Join(scaffold, "\n")
 	for _, call := range norm.ToolCalls {
 		for _, v := range candidates(call) {
-			if strings.Contains(all, v) {
+			if strings.Contains(all, v) && !toolVocabulary(v) {
 				return fmt.Sprintf("%s's %q is in the prompt outside the query and the observations", call.Name, episode.ClipText(v, 60))
 			}
 		}
 	}
 	return ""
+}
+
+// schemaWords are the words of the validator's own tool schemas (names,
+// parameters, enum values such as freeShipping, descriptions): the
+// protocol's public vocabulary, which any honest agent's prompt carries
+// in its tools and often in its system prompt.
+var schemaWords = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(string(shop.ToolSchemasJSON()), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		words[w] = true
+	}
+	return words
+})
+
+// toolVocabulary reports whether v is made only of the tools' own
+// vocabulary (one word, or a comma-separated list such as
+// "COD,freeShipping"): choosing it is using a filter the schema
+// documents, not following a scaffold's dictation.
+func toolVocabulary(v string) bool {
+	for part := range strings.SplitSeq(v, ",") {
+		if !schemaWords()[strings.TrimSpace(part)] {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

@@ -57,7 +57,14 @@ type StackOptions struct {
 	// operator pages go on the API listener, its public pages on
 	// web.public_listen (package web provides it; the stack only serves).
 	Console func(v *Validator) (Console, error)
+	// QuietUnverified leaves out the warning that a validator without a
+	// relay verifies no step: the caller tells its user itself (arena dev
+	// says it once in its view, however many validators it runs).
+	QuietUnverified bool
 }
+
+// UnverifiedNotice says what running without an inference relay means.
+const UnverifiedNotice = "no inference relay (relay.base_url is empty): miners' steps are not verified, and scripted steps score like a model's (docs/scoring.md, \"Verified inference\")"
 
 // Console is a web console the stack serves and runs.
 type Console interface {
@@ -84,6 +91,9 @@ type Stack struct {
 	// a Console are set); Console the console behind it and the API's pages.
 	Public  *Server
 	Console Console
+	// Verification is what scoring does with verified inference (off
+	// without a relay).
+	Verification judge.Verification
 
 	ownStore            bool
 	ln, apiLn, publicLn net.Listener
@@ -193,6 +203,10 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	rl, verification, err := NewRelay(cfg, s.Chain.ChainID().Uint64(), log, reg)
 	if err != nil {
 		return nil, err
+	}
+	s.Verification = verification
+	if rl == nil && !opts.QuietUnverified {
+		log.Warn().Msg(UnverifiedNotice)
 	}
 	jdg, err := NewJudge(cfg, log, reg)
 	if err != nil {
@@ -477,7 +491,6 @@ func NewRelay(cfg config.Config, chainID uint64, log zerolog.Logger, reg prometh
 	}
 	rc := cfg.Relay
 	if rc.BaseURL == "" {
-		log.Warn().Msg("no inference relay (relay.base_url is empty): miners' steps are not verified, and scripted steps score like a model's (docs/scoring.md, \"Verified inference\")")
 		return nil, judge.VerifyOff, nil
 	}
 	required := rc.RelayRequired(chainID)

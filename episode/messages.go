@@ -376,6 +376,19 @@ func Decode(frame []byte) (Message, error) {
 	if err := checkNested(typ, obj); err != nil {
 		return fail(err)
 	}
+	if inf, ok := msg.(*Infer); ok {
+		// An infer's body is the whole prompt so far: its fields are taken
+		// from the checked object rather than by decoding the frame again,
+		// which would scan the prompt twice more on every completion.
+		inf.Type, inf.Body = typ, obj["body"]
+		if json.Unmarshal(obj["episode_id"], &inf.EpisodeID) != nil || json.Unmarshal(obj["request_id"], &inf.RequestID) != nil {
+			return fail(&DecodeError{Kind: ErrWrongType, Detail: "episode_id and request_id must be strings"})
+		}
+		if err := checkValues(msg); err != nil {
+			return fail(err)
+		}
+		return msg, nil
+	}
 	if err := json.Unmarshal(frame, msg); err != nil {
 		// The kinds were checked, so what is left is out-of-range numbers.
 		return fail(&DecodeError{Kind: ErrWrongType, Detail: ClipText(err.Error(), 120)})

@@ -601,8 +601,24 @@ func raceStory(id uint64, out race.Output, prevLeader int, p race.Params) string
 	switch out.Outcome {
 	case race.Undecided:
 		text += "; no racer is shown to be the best yet"
-		if c := strongest(); c != nil {
-			text += fmt.Sprintf(" (closest: uid %d against uid %d, %s)", c.UID, c.Against, evidence(*c))
+		// The comparison to name is the one still short of its threshold
+		// that came closest: a comparison already shown is not what the
+		// decision waits for.
+		var closest *race.Comparison
+		for i, c := range out.Decision {
+			if !c.Confident && (closest == nil || c.Evidence > closest.Evidence) {
+				closest = &out.Decision[i]
+			}
+		}
+		if closest == nil {
+			closest = strongest()
+		}
+		if c := closest; c != nil {
+			test := "beating"
+			if c.Shift < 0 {
+				test = fmt.Sprintf("being no worse than (by more than %.3f)", -c.Shift)
+			}
+			text += fmt.Sprintf(" (closest: uid %d %s uid %d, %s)", c.UID, test, c.Against, evidence(*c))
 		}
 		return text
 	case race.NoRacers, race.NoRace:

@@ -17,6 +17,11 @@ func TestRaceStory(t *testing.T) {
 	cmp := func(uid, against uint16, n int, sum, ev float64) race.Comparison {
 		return race.Comparison{UID: uid, Against: against, Pairs: race.Pairs{N: n, Sum: sum, SumSq: sum}, Evidence: ev}
 	}
+	tie := func(uid, against uint16, n int, sum, ev, need float64, shown bool) race.Comparison {
+		c := cmp(uid, against, n, sum, ev)
+		c.Shift, c.Threshold, c.Confident = -0.02, need, shown
+		return c
+	}
 	tests := []struct {
 		name string
 		out  race.Output
@@ -26,7 +31,10 @@ func TestRaceStory(t *testing.T) {
 		{"no racers", race.Output{Outcome: race.NoRacers}, -1, []string{"race 7: no_racers"}},
 		{"undecided", race.Output{Outcome: race.Undecided, Results: results,
 			Decision: []race.Comparison{cmp(1, 2, 100, 2, 1.5), cmp(2, 1, 100, 4, 3.2)}}, -1,
-			[]string{"race 7: undecided", "closest: uid 2 against uid 1, +0.040 a problem over 100 shared problems, evidence 3.2 of the 20 needed"}},
+			[]string{"race 7: undecided", "closest: uid 2 beating uid 1, +0.040 a problem over 100 shared problems, evidence 3.2 of the 20 needed"}},
+		{"undecided, waiting for a tie test", race.Output{Outcome: race.Undecided, Results: results,
+			Decision: []race.Comparison{tie(1, 3, 50, 14, 57.5, 50, true), tie(1, 2, 50, 4, 6.1, 50, false)}}, -1,
+			[]string{"closest: uid 1 being no worse than (by more than 0.020) uid 2, +0.080 a problem over 50 shared problems, evidence 6.1 of the 50 needed"}},
 		{"crowned", race.Output{Outcome: race.Crowned, Leader: leader(2), Results: results,
 			Decision: []race.Comparison{cmp(1, 2, 300, 3, 0.5), cmp(2, 1, 300, 30, 400)}}, -1,
 			[]string{"crowned, leader uid 2 (0.950 this race)", "weakest against uid 1: +0.100 a problem over 300 shared problems, evidence 400"}},

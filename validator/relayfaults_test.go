@@ -52,8 +52,10 @@ func TestProviderFaults(t *testing.T) {
 		{name: "429", answer: status(http.StatusTooManyRequests), wantCode: episode.InferProviderError, wantVoid: true},
 		{name: "500", answer: status(http.StatusInternalServerError), wantCode: episode.InferProviderError, wantVoid: true},
 		{name: "malformed tool calls", answer: malformed},
+		// The shopper takes at least two completions an episode (a search,
+		// then an answer), so one completion leaves every episode a refusal.
 		{name: "episode budget", answer: llmtest.Shopper, opts: relay.Options{Budget: relay.Budget{Completions: 1}}, wantCode: episode.InferBudgetExceeded},
-		{name: "miner's daily budget", answer: llmtest.Shopper, opts: relay.Options{Daily: relay.DailyBudget{Completions: 2}}, wantCode: episode.InferBudgetExceeded},
+		{name: "miner's daily budget", answer: llmtest.Shopper, opts: relay.Options{Daily: relay.DailyBudget{Completions: 1}}, wantCode: episode.InferBudgetExceeded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

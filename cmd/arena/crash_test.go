@@ -303,9 +303,14 @@ func TestCrashRestart(t *testing.T) {
 			fmt.Sprintf("window %d %s with tx %s (signed transaction kept: %v)", sub.Window, sub.Status, inFlight, sub.RawTx != "")
 	})
 	p = startValidator(t, cfgPath)
-	p.waitFor(t, "pending weights transaction settled from the chain", 2*time.Minute, func(m map[string]any) bool { return m["tx"] == inFlight })
+	settled := p.waitFor(t, "pending weights transaction settled from the chain", 2*time.Minute, func(m map[string]any) bool { return m["tx"] == inFlight })
+	// The settled commit is revealed before the random kills below, which
+	// could otherwise keep the validator down through its reveal epoch: a
+	// reveal missed while the validator is not running is not what this
+	// part tests.
+	p.waitFor(t, "weights revealed", 2*time.Minute, func(m map[string]any) bool { return m["window"] == settled["window"] })
 	p.kill(t)
-	t.Logf("the restart settled commit %s from the chain; killed again", inFlight)
+	t.Logf("the restart settled commit %s from the chain and revealed it; killed again", inFlight)
 
 	// Six more kills at random points across qualifying, races, judging
 	// and weights: 0.2–4 s after the validator is ready.

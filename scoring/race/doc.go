@@ -18,16 +18,25 @@
 //     score's Wilson upper confidence bound reaches the bar
 //     max(Floor, leader_qualifying × ratio(t)), ratio falling linearly from
 //     RatioStart to RatioFloor over DecayBlocks of reign.
-//   - Two miners are compared paired by problem on every heat of the window
-//     both ran; "A beats B by more than s" is shown when the one-sided
-//     normal-mixture e-value of the differences reaches 1/(1 − Confidence),
-//     a test whose error rate holds however often it is looked at.
-//   - With an incumbent, a challenger takes the crown only when shown to
-//     beat it by more than Margin; the strongest such evidence wins.
-//   - With no incumbent, a racer is crowned only when shown to be the best:
-//     better than every lower-uid racer by more than Margin, and no worse
-//     than every higher-uid racer by more than TieMargin (which is not shown
-//     to beat it). Until then the outcome is Undecided.
+//   - Two miners are compared paired by problem on the heats both ran since
+//     EvidenceFrom (the start of the previous evidence epoch of WindowBlocks).
+//     "A beats B by more than s" is a mixture of bets on the differences, an
+//     e-value valid for any scores in [0, 1] however often it is looked at;
+//     the j-th epoch of a comparison spends spendShare(j) of 1 − Confidence.
+//   - With an incumbent, the crown moves only when the challengers' merged
+//     evidence Σ spendShare(j_c)/K · E_c reaches 1/(1 − Confidence). It goes
+//     to the earliest-registered racer of the group the single test shows to
+//     beat the incumbent (copies lead as one), or is handed to an
+//     earlier-registered copy of the leader shown to beat the leader's
+//     reference.
+//   - With no incumbent, a racer that nobody dominates (is shown to beat at
+//     the threshold for racers − 1 tests) and that dominates someone is
+//     crowned, the earliest registered of its group first; when nobody
+//     dominates anybody, the earliest registered is crowned once shown no
+//     worse than each other racer by more than TieMargin. Until then the
+//     outcome is Undecided.
+//   - Registration order is the chain's registration block, then uid: what
+//     every validator reads the same way.
 //   - An incumbent that did not serve scores 0 on every problem; one whose
 //     uid now belongs to another hotkey was deregistered: the crown is vacant.
 //

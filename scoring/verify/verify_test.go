@@ -23,7 +23,7 @@ func request(msgs ...msg) json.RawMessage {
 	}
 	var ms []m
 	for _, x := range msgs {
-		ms = append(ms, m{x.Role, x.Content})
+		ms = append(ms, m(x))
 	}
 	b, _ := json.Marshal(map[string]any{"model": "m", "messages": ms})
 	return b

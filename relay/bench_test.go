@@ -38,21 +38,26 @@ import (
 // busy relaying, a saturation test; 250 ms: still several times the
 // completion rate of 64 episodes on a real provider, which answers in
 // seconds) and the prompt size (8 KiB, a mid-episode prompt; 64 KiB, a
-// long one). Recorded in docs/benchmarks.md ("Inference relay").
+// long one). direct=true is the floor to read them against: the same
+// agents post the same bodies straight to the provider over HTTP, with
+// no relay and no websocket hop, as a miner with its own endpoint would.
+// Recorded in docs/benchmarks.md ("Inference relay").
 func BenchmarkRelayOverhead(b *testing.B) {
 	tools := benchTools(b)
 	for _, bc := range []struct {
 		name     string
 		provider time.Duration
 		prompt   int
+		direct   bool
 	}{
-		{"provider=0ms/prompt=8KiB", 0, 8 << 10},
-		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10},
-		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10},
+		{"provider=0ms/prompt=8KiB", 0, 8 << 10, false},
+		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10, false},
+		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10, false},
+		{"provider=250ms/prompt=8KiB/direct=true", 250 * time.Millisecond, 8 << 10, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			defer goleak.VerifyNone(b, goleak.IgnoreCurrent())
-			benchOverhead(b, tools, bc.provider, bc.prompt)
+			benchOverhead(b, tools, bc.provider, bc.prompt, bc.direct)
 		})
 	}
 }
@@ -63,7 +68,7 @@ const (
 	benchConcurrent = benchMiners * benchPerMiner
 )
 
-func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int) {
+func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int, direct bool) {
 	prov := newBenchProvider(providerTime)
 	defer prov.Close()
 	rl, err := New(Options{BaseURL: prov.URL + "/v1", Models: []string{"bench-model"}, Timeout: time.Minute,
@@ -81,6 +86,9 @@ func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, 
 		b.Fatal(err)
 	}
 
+	own := &http.Transport{MaxIdleConnsPerHost: benchConcurrent}
+	defer own.CloseIdleConnections()
+	ownClient := &http.Client{Transport: own}
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	rec := &overheads{prov: prov}
@@ -88,18 +96,29 @@ func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, 
 		// One step that takes completions until the op budget is spent,
 		// so every op is one relayed completion and nothing else.
 		for n := 0; left.Add(-1) >= 0; n++ {
-			marker := fmt.Sprintf("bench-%s-%d", v.EpisodeID, n)
+			marker := fmt.Sprintf("mark-%s-%d", v.EpisodeID, n)
 			body := benchBody(marker, promptBytes)
 			t0 := time.Now()
-			res, err := v.Infer(ctx, body)
-			rtt := time.Since(t0)
-			if err != nil {
-				return episode.Action{}, err
+			if direct {
+				resp, err := ownClient.Post(prov.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return episode.Action{}, err
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					return episode.Action{}, fmt.Errorf("direct call: %d %v", resp.StatusCode, err)
+				}
+			} else {
+				res, err := v.Infer(ctx, body)
+				if err != nil {
+					return episode.Action{}, err
+				}
+				if len(res.Completion) == 0 {
+					return episode.Action{}, fmt.Errorf("empty completion")
+				}
 			}
-			if len(res.Completion) == 0 {
-				return episode.Action{}, fmt.Errorf("empty completion")
-			}
-			rec.add(marker, rtt)
+			rec.add(marker, time.Since(t0))
 		}
 		return episode.Action{Think: "done", ToolCalls: []episode.ToolCall{{ID: "c", Name: "terminate", Parameters: []byte(`{"status":"success"}`)}}}, nil
 	})
@@ -224,7 +243,7 @@ func newBenchProvider(hold time.Duration) *benchProvider {
 			return
 		}
 		t0 := time.Now()
-		i := bytes.Index(body, []byte("bench-"))
+		i := bytes.Index(body, []byte("mark-"))
 		if i < 0 {
 			http.Error(w, "no marker", http.StatusBadRequest)
 			return

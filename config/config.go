@@ -3,7 +3,9 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -33,7 +35,81 @@ type Config struct {
 	Race      RaceConfig      `yaml:"race"`
 	Weights   WeightsConfig   `yaml:"weights"`
 	Judge     JudgeConfig     `yaml:"judge"`
+	Relay     RelayConfig     `yaml:"relay"`
 	Suite     SuiteConfig     `yaml:"suite"`
+}
+
+// RelayConfig configures the validator's inference relay (protocol
+// version 2, docs/protocol.md): miners' agents take their completions
+// through it, and a step is verified against the completion it names.
+// The allowlist and the budgets are part of the subnet's rules, so
+// validators on the defaults agree on what counts.
+type RelayConfig struct {
+	BaseURL string `yaml:"base_url" help:"OpenAI-compatible provider the relay forwards miners' completions to; empty: no relay (steps are not verified)"`
+	Models  string `yaml:"models" help:"comma-separated allowlist of models miners may ask for (the subnet's rule; keep the default unless the subnet changes it)"`
+	// Required is a word, not a bool, so that "unset" (auto) differs from
+	// an operator's explicit false: auto is secure by default on the
+	// public chains.
+	Required string   `yaml:"required" help:"auto (required on finney 964 and testnet 945, off elsewhere), true (an unverified or dictated step earns nothing; a relay must be configured) or false (steps are checked and findings recorded, without effect on scores)"`
+	Timeout  Duration `yaml:"timeout" help:"bound on one provider call"`
+	APIKey   Secret   `yaml:"api_key" help:"provider API key; only from ARENA_RELAY_API_KEY, never a file or flag"`
+
+	MaxCompletions      int      `yaml:"max_completions" help:"completions one episode may take"`
+	MaxPromptTokens     int      `yaml:"max_prompt_tokens" help:"prompt tokens one episode may spend"`
+	MaxCompletionTokens int      `yaml:"max_completion_tokens" help:"completion tokens one episode may spend"`
+	MaxWallTime         Duration `yaml:"max_wall_time" help:"summed provider time one episode may take"`
+	MaxTokens           int      `yaml:"max_tokens" help:"largest max_tokens of one completion (a request without one is sent with this bound)"`
+	DailyCompletions    int      `yaml:"daily_completions" help:"completions one miner may take per UTC day across episodes (0: unbounded)"`
+	DailyTokens         int      `yaml:"daily_tokens" help:"tokens one miner may spend per UTC day across episodes (0: unbounded)"`
+}
+
+// Relay policies (relay.required).
+const (
+	RelayAuto  = "auto"
+	RelayTrue  = "true"
+	RelayFalse = "false"
+)
+
+// PublicChainIDs are the chains on which relay.required: auto means
+// true: finney (964) and testnet (945).
+var PublicChainIDs = []uint64{964, 945}
+
+// DefaultRelayModels is the subnet's default allowlist: open-weight
+// models that serve tool calls on the common OpenAI-compatible providers.
+const DefaultRelayModels = "Qwen/Qwen3-32B,deepseek-ai/DeepSeek-V3"
+
+// StandInModel is the name of the offline stand-in that `arena dev` and
+// `arena practice --agent llm` without a provider may use: a script
+// behind the chat wire format, not a model. Validate refuses it in
+// relay.models, so no validator ever credits it.
+const StandInModel = "arena-stand-in-not-a-model"
+
+// StandInURL, as llm.base_url (--llm-base-url stand-in), points the
+// reference LLM agent at the stand-in served in process.
+const StandInURL = "stand-in"
+
+// RelayRequired resolves relay.required for a chain id (0: unknown, as
+// chain.chain_id 0 accepts any chain): auto is true on finney and
+// testnet.
+func (r RelayConfig) RelayRequired(chainID uint64) bool {
+	switch r.Required {
+	case RelayTrue:
+		return true
+	case RelayFalse:
+		return false
+	}
+	return slices.Contains(PublicChainIDs, chainID)
+}
+
+// ModelList is relay.models split on commas, blanks dropped.
+func (r RelayConfig) ModelList() []string {
+	var out []string
+	for m := range strings.SplitSeq(r.Models, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // SuiteConfig configures how generated problems are phrased.
@@ -284,6 +360,10 @@ func Default() Config {
 			Confidence: 0.95, TieMargin: 0.02, WindowBlocks: 50400},
 		Weights: WeightsConfig{Policy: "winner_take_all", TopShare: 0.7, TailShare: 0.3},
 		Judge:   JudgeConfig{Kind: "grounding", TemplateCap: 0.4, OnUnavailable: "void"},
+		// The budgets fit the reference LLM agent's longest episode (30
+		// steps) with room; docs/operations.md gives the measured use.
+		Relay: RelayConfig{Models: DefaultRelayModels, Required: RelayAuto, Timeout: Duration{60 * time.Second},
+			MaxCompletions: 40, MaxPromptTokens: 1_500_000, MaxCompletionTokens: 60_000, MaxWallTime: Duration{240 * time.Second}, MaxTokens: 2048},
 	}
 }
 

@@ -130,6 +130,24 @@ func TestValidate(t *testing.T) {
 			`store.retention.max_size "100": must be 0 (no size limit) or at least 64MiB`},
 		{"retention zero interval", func(c *Config) { c.Store.Retention.Interval = Duration{} },
 			`store.retention.interval "0s": must be greater than 0`},
+		{"relay on", func(c *Config) { c.Relay.BaseURL, c.Relay.Required = "https://openrouter.ai/api/v1", RelayTrue }, ""},
+		{"relay required without a provider", func(c *Config) { c.Relay.Required = RelayTrue },
+			`relay.base_url: must be set when relay.required is true (steps are verified against the relay's completions)`},
+		{"relay required misspelt", func(c *Config) { c.Relay.Required = "yes" }, `relay.required "yes": must be auto, true or false`},
+		{"relay url hides password", func(c *Config) { c.Relay.BaseURL = "ftp://me:hunter2@x/v1" },
+			`relay.base_url "ftp://me:xxxxx@x/v1": must be an http or https URL such as https://openrouter.ai/api/v1`},
+		{"relay empty allowlist", func(c *Config) { c.Relay.Models = " , " },
+			`relay.models: must name at least one model (the default is ` + DefaultRelayModels + `)`},
+		{"relay allowlist with the stand-in", func(c *Config) { c.Relay.Models = "m," + StandInModel },
+			`relay.models "m,` + StandInModel + `": ` + StandInModel + ` is the offline stand-in, a script and not a model: a validator never relays or credits it`},
+		{"relay zero completions", func(c *Config) { c.Relay.MaxCompletions = 0 }, `relay.max_completions "0": must be at least 1`},
+		{"relay negative daily tokens", func(c *Config) { c.Relay.DailyTokens = -1 }, `relay.daily_tokens "-1": must be at least 0`},
+		{"relay max_tokens above the episode's", func(c *Config) { c.Relay.MaxTokens = 70_000 },
+			`relay.max_tokens "70000": must not exceed relay.max_completion_tokens (60000)`},
+		{"llm agent on the stand-in", func(c *Config) { c.LLM.BaseURL = StandInURL }, ""},
+		{"llm judge on the stand-in", func(c *Config) { c.LLM.BaseURL, c.Judge.Kind, c.Judge.Models = StandInURL, "llm", "m" },
+			`llm.base_url "stand-in": the offline stand-in is a script, not a model: the llm judge needs a real endpoint`},
+		{"relay zero wall time", func(c *Config) { c.Relay.MaxWallTime = Duration{} }, `relay.max_wall_time "0s": must be greater than 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -469,5 +487,40 @@ func TestExampleFile(t *testing.T) {
 		if !slices.Contains(present, k.Path) {
 			t.Errorf("example is missing key %s", k.Path)
 		}
+	}
+}
+
+// TestValidateRelayForChain: on finney and testnet a validator without a
+// relay refuses to start unless relay.required is false in so many
+// words; elsewhere auto means off.
+func TestValidateRelayForChain(t *testing.T) {
+	tests := []struct {
+		name     string
+		chainID  uint64
+		baseURL  string
+		required string
+		want     string // substring of the error; "" for none
+		verified bool   // RelayRequired
+	}{
+		{name: "finney, auto, no relay", chainID: 964, required: RelayAuto, want: "chain 964 is a public chain", verified: true},
+		{name: "testnet, auto, no relay", chainID: 945, required: RelayAuto, want: "set relay.required: false", verified: true},
+		{name: "finney, explicit false", chainID: 964, required: RelayFalse},
+		{name: "finney, auto, relay", chainID: 964, baseURL: "https://p/v1", required: RelayAuto, verified: true},
+		{name: "devnet, auto", chainID: 0, required: RelayAuto},
+		{name: "local chain id, auto", chainID: 42, required: RelayAuto},
+		{name: "devnet, true, no relay", chainID: 0, required: RelayTrue, want: "must be set when relay.required is true", verified: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Default()
+			cfg.Relay.BaseURL, cfg.Relay.Required = tt.baseURL, tt.required
+			err := cfg.ValidateRelayForChain(tt.chainID)
+			if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+			if got := cfg.Relay.RelayRequired(tt.chainID); got != tt.verified {
+				t.Errorf("required %v, want %v", got, tt.verified)
+			}
+		})
 	}
 }

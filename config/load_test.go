@@ -318,7 +318,7 @@ func TestLoadFileErrors(t *testing.T) {
 		{
 			name:    "top level is a list",
 			content: "- data_dir\n",
-			want:    []string{`config P: line 1: the file must be a mapping of settings (data_dir, shutdown_timeout, log, chain, keystore, store, metrics, api, web, devnet, llm, validator, catalog, episode, race, weights, judge, suite)`},
+			want:    []string{`config P: line 1: the file must be a mapping of settings (data_dir, shutdown_timeout, log, chain, keystore, store, metrics, api, web, devnet, llm, validator, catalog, episode, race, weights, judge, relay, suite)`},
 		},
 		{
 			name:    "second document",

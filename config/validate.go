@@ -143,7 +143,12 @@ func (c *Config) Validate() error {
 	}
 	v.nonEmpty("devnet.keystore", c.Devnet.Keystore)
 
-	if u := c.LLM.BaseURL; u != "" {
+	if u := c.LLM.BaseURL; u == StandInURL {
+		// The miner's offline stand-in; the llm judge may not use it.
+		if c.Judge.Kind == "llm" {
+			v.bad("llm.base_url", u, "the offline stand-in is a script, not a model: the llm judge needs a real endpoint")
+		}
+	} else if u != "" {
 		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			v.bad("llm.base_url", redactURL(u), "must be an http or https URL")
 		}
@@ -236,7 +241,62 @@ func (c *Config) Validate() error {
 		v.bad("judge.on_unavailable", c.Judge.OnUnavailable, "must be void or grounding")
 	}
 
+	v.relay(c)
+
 	return errors.Join(v.errs...)
+}
+
+// relay checks relay.*. Whether a validator may start without a relay
+// depends on the chain it reached (ValidateRelayForChain).
+func (v *validator) relay(c *Config) {
+	r := &c.Relay
+	switch r.Required {
+	case RelayAuto, RelayTrue, RelayFalse:
+	default:
+		v.bad("relay.required", r.Required, "must be auto, true or false")
+	}
+	if r.BaseURL != "" {
+		u, err := url.Parse(r.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.bad("relay.base_url", redactURL(r.BaseURL), "must be an http or https URL such as https://openrouter.ai/api/v1")
+		}
+	}
+	models := r.ModelList()
+	if len(models) == 0 {
+		v.problem("relay.models", "must name at least one model (the default is "+DefaultRelayModels+")")
+	}
+	if slices.Contains(models, StandInModel) {
+		v.bad("relay.models", r.Models, StandInModel+" is the offline stand-in, a script and not a model: a validator never relays or credits it")
+	}
+	if r.Required == RelayTrue && r.BaseURL == "" {
+		v.problem("relay.base_url", "must be set when relay.required is true (steps are verified against the relay's completions)")
+	}
+	v.positive("relay.timeout", r.Timeout)
+	v.positive("relay.max_wall_time", r.MaxWallTime)
+	v.atLeast("relay.max_completions", r.MaxCompletions, 1)
+	v.atLeast("relay.max_prompt_tokens", r.MaxPromptTokens, 1)
+	v.atLeast("relay.max_completion_tokens", r.MaxCompletionTokens, 1)
+	v.atLeast("relay.max_tokens", r.MaxTokens, 1)
+	v.atLeast("relay.daily_completions", r.DailyCompletions, 0)
+	v.atLeast("relay.daily_tokens", r.DailyTokens, 0)
+	if r.MaxTokens > r.MaxCompletionTokens {
+		v.bad("relay.max_tokens", strconv.Itoa(r.MaxTokens), fmt.Sprintf("must not exceed relay.max_completion_tokens (%d)", r.MaxCompletionTokens))
+	}
+}
+
+// ValidateRelayForChain is the start-up check of `arena run` once the
+// chain's id is known (chainID; chain.chain_id when it is set): on
+// finney and testnet a validator without a relay refuses to start
+// unless relay.required is false in so many words, so that no public
+// validator credits unverified steps by omission.
+func (c *Config) ValidateRelayForChain(chainID uint64) error {
+	if c.Relay.BaseURL != "" || !c.Relay.RelayRequired(chainID) {
+		return nil
+	}
+	if c.Relay.Required == RelayTrue {
+		return errors.New("relay.base_url: must be set when relay.required is true")
+	}
+	return fmt.Errorf("relay.base_url: chain %d is a public chain (finney 964, testnet 945), where steps must be verified: set relay.base_url (and ARENA_RELAY_API_KEY) to an OpenAI-compatible provider, or set relay.required: false to run without verification", chainID)
 }
 
 // weightPolicies mirror scoring/weights' kinds.

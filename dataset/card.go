@@ -56,6 +56,7 @@ func writeCard(path string, o *Options, r *Report) error {
 		b.WriteString("No episode was exported.\n")
 	} else {
 		fmt.Fprintf(&b, "%d of %d exported episodes succeeded by the rule metrics: %.1f%%.\n", r.Successes, used, 100*float64(r.Successes)/float64(used))
+		fmt.Fprintf(&b, "\n%d of %d exported episodes are verified inference: every step is a completion of the validator's relay, none dictated (`verified` in the meta).\n", r.Verified, used)
 	}
 
 	b.WriteString("\n## Score histograms\n\nOver the exported episodes. `final` is the validator's final score; `judge` the reasoning judge's.\n\n```\n")
@@ -80,6 +81,7 @@ func writeCard(path string, o *Options, r *Report) error {
 		fmt.Fprintf(&b, "- problem types: %s\n", strings.Join(ts, ", "))
 	}
 	fmt.Fprintf(&b, "- since block: %d\n", f.SinceBlock)
+	fmt.Fprintf(&b, "- verified only: %s (every step a relay completion, none dictated)\n", yesNo(f.VerifiedOnly))
 	fmt.Fprintf(&b, "- dedupe identical trajectories: %s\n", yesNo(!f.KeepDuplicates))
 	b.WriteString("- always left out: episodes without a verdict, episodes the validator aborted (aborted, internal), episodes with no step or calling a tool outside the schema\n")
 	switch r.Format {
@@ -87,6 +89,8 @@ func writeCard(path string, o *Options, r *Report) error {
 		fmt.Fprintf(&b, "- DPO: the score filters select chosen episodes only; minimum margin %g; at most %s pairs per problem; each episode in at most one pair\n", o.MinMargin, limit(o.MaxPairs))
 	case FormatGRPO:
 		fmt.Fprintf(&b, "- GRPO: a group is every usable episode of the problem; minimum group size %d; with score filters a group needs at least one member passing them\n", o.MinGroup)
+	case FormatCompletions:
+		b.WriteString("- completions: one row per step that verified against the relay's completion and was not dictated; unverified and dictated steps are left out\n")
 	}
 	if len(r.Dropped)+len(r.DroppedProblems) > 0 || r.Unpaired > 0 {
 		b.WriteString("\n| left out | count |\n|---|---:|\n")
@@ -150,6 +154,8 @@ func rowUnit(f Format) string {
 		return "preference pairs"
 	case FormatGRPO:
 		return "problems (one group each)"
+	case FormatCompletions:
+		return "model calls (one per verified step: the request the provider received, its answer and usage)"
 	}
 	return "trajectories"
 }

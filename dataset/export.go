@@ -42,7 +42,11 @@ const (
 	DropMinFinal       = "below_min_final"
 	DropMinJudge       = "below_min_judge"
 	DropNotAgentic     = "not_agentic"
+	DropNotVerified    = "not_verified"
 	DropDuplicate      = "duplicate"
+	// DropNoVerifiedStep (completions): no step of the episode verified,
+	// so it has no model call to export.
+	DropNoVerifiedStep = "no_verified_step"
 
 	// Per problem (dpo, grpo).
 	DropNoPair        = "no_pair_meets_margin"
@@ -104,6 +108,9 @@ type Report struct {
 	EpisodesByType map[string]map[string]int
 	// Successes counts exported episodes whose rule metrics say success.
 	Successes int
+	// Verified counts exported episodes whose every step verified against
+	// the relay's completions, none dictated.
+	Verified int
 	// Final and Judge are the exported episodes' score histograms.
 	Final, Judge Histogram
 	// Clusters maps every exported leak cluster to its split.
@@ -174,12 +181,14 @@ func Export(ctx context.Context, opts Options, log zerolog.Logger) (*Report, err
 		x.out, err = openSinks[DPORow](opts, splits)
 	case opts.Format == FormatGRPO:
 		x.out, err = openSinks[GRPORow](opts, splits)
+	case opts.Format == FormatCompletions:
+		x.out, err = openSinks[CompletionRow](opts, splits)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	switch opts.Format {
-	case FormatSFT, FormatSteps:
+	case FormatSFT, FormatSteps, FormatCompletions:
 		err = x.single(ctx)
 	default:
 		err = x.grouped(ctx)
@@ -275,9 +284,19 @@ func (x *exporter) scope(e *records.Episode, v *records.Verdict) string {
 	return ""
 }
 
-// quality applies the score filters.
-func (x *exporter) quality(v *records.Verdict) string {
+// quality applies the score filters, and for the completions format
+// leaves out an episode with no verified step.
+func (x *exporter) quality(e *records.Episode, v *records.Verdict) string {
 	f := &x.o.Filters
+	if f.VerifiedOnly || x.o.Format == FormatCompletions {
+		vf := verificationOf(&e.Trajectory, v)
+		switch {
+		case f.VerifiedOnly && !vf.all:
+			return DropNotVerified
+		case x.o.Format == FormatCompletions && !vf.any():
+			return DropNoVerifiedStep
+		}
+	}
 	switch {
 	case f.SuccessOnly && !v.Metrics.Success:
 		return DropNotSuccess
@@ -394,7 +413,7 @@ func EvalCluster(cluster string, seed uint64, fraction float64) bool {
 	return float64(u>>11)/float64(1<<53) < fraction
 }
 
-func (x *exporter) meta(e *records.Episode, v *records.Verdict, cluster, split string) *Meta {
+func (x *exporter) meta(e *records.Episode, v *records.Verdict, cluster, split string, verified bool) *Meta {
 	if x.o.Style == StyleOpenAI && x.o.Format != FormatSteps {
 		return nil
 	}
@@ -403,6 +422,16 @@ func (x *exporter) meta(e *records.Episode, v *records.Verdict, cluster, split s
 		EpisodeID: tr.EpisodeID, ProblemID: tr.ProblemID, Type: string(e.ProblemType), Cluster: cluster, Split: split,
 		Kind: string(e.Kind), RaceID: e.RaceID, Hotkey: e.Hotkey, MinerUID: int(tr.MinerUID), Block: e.Block,
 		Final: v.Final, Judge: v.Judge.Score, JudgeFindings: v.Judge.FindingNames(), Success: v.Metrics.Success, EndReason: string(tr.EndReason),
+		Verified: verified,
+	}
+}
+
+// stepMeta gives the meta of each step's row (steps, completions).
+func (x *exporter) stepMeta(e *records.Episode, v *records.Verdict, cluster, split string, vf verification) func(step int) *Meta {
+	return func(step int) *Meta {
+		m := x.meta(e, v, cluster, split, vf.step(step))
+		m.Step = step
+		return m
 	}
 }
 
@@ -414,6 +443,9 @@ func (x *exporter) used(e *records.Episode, v *records.Verdict, cluster, split s
 	bump(r.EpisodesByType, split, typ)
 	if v.Metrics.Success {
 		r.Successes++
+	}
+	if verificationOf(&e.Trajectory, v).all {
+		r.Verified++
 	}
 	r.Final.add(v.Final)
 	r.Judge.add(v.Judge.Score)
@@ -476,7 +508,7 @@ func (x *exporter) single(ctx context.Context) error {
 		e, v := t.e, t.v
 		t.reason = x.scope(e, v)
 		if t.reason == "" {
-			t.reason = x.quality(v)
+			t.reason = x.quality(e, v)
 		}
 		if t.reason != "" {
 			return
@@ -548,21 +580,34 @@ func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, s
 		return nil
 	}
 	tr := &e.Trajectory
-	if x.o.Format == FormatSFT {
+	vf := verificationOf(tr, v)
+	switch x.o.Format {
+	case FormatSFT:
 		row := &SFTRow{
 			Messages: append(promptMessages(tr.Query), completionWith(tr, x.o.Think, x.o.Style, args)...),
 			Tools:    x.tools,
-			Meta:     x.meta(e, v, cluster, split),
+			Meta:     x.meta(e, v, cluster, split, vf.all),
 		}
 		line, err := enc.sftLine(c, row)
 		if err != nil {
 			return nil, err
 		}
 		return []encodedRow{{row: keep(row), line: line}}, nil
+	case FormatCompletions:
+		var out []encodedRow
+		err := completionRows(tr, vf, x.stepMeta(e, v, cluster, split, vf), func(row *CompletionRow) error {
+			line, err := enc.value(nil, row)
+			if err != nil {
+				return err
+			}
+			out = append(out, encodedRow{row: keep(row), line: append(line, '\n')})
+			return nil
+		})
+		return out, err
 	}
 	out := make([]encodedRow, 0, len(tr.Steps))
 	err := stepSamples(tr, x.o.Think, func(step int, input, output string) error {
-		m := x.meta(e, v, cluster, split)
+		m := x.meta(e, v, cluster, split, vf.step(step))
 		m.Step = step
 		row := &StepsRow{Instruction: instruction, Input: input, Output: output, Meta: m}
 		line, err := enc.stepsLine(c, row)
@@ -598,7 +643,7 @@ func (x *exporter) grouped(ctx context.Context) error {
 		if !x.o.Filters.KeepDuplicates {
 			t.hash = contentHash(&t.e.Trajectory)
 		}
-		t.pass = x.quality(t.v) == ""
+		t.pass = x.quality(t.e, t.v) == ""
 		// Only the member tuple is needed from here on.
 		t.e = &records.Episode{Trajectory: episode.Trajectory{EpisodeID: t.e.Trajectory.EpisodeID, ProblemID: t.e.Trajectory.ProblemID}}
 	}
@@ -757,6 +802,7 @@ func (x *exporter) pairs(txn *badger.Txn, pid string, g []member) error {
 		}
 		x.used(&c.e, &c.v, c.cluster, split)
 		x.used(&r.e, &r.v, c.cluster, split)
+		cv, rv := verificationOf(&c.e.Trajectory, &c.v).all, verificationOf(&r.e.Trajectory, &r.v).all
 		prompt := promptMessages(c.e.Trajectory.Query)
 		chosen := completion(&c.e.Trajectory, x.o.Think, x.o.Style)
 		rejected := completion(&r.e.Trajectory, x.o.Think, x.o.Style)
@@ -768,6 +814,7 @@ func (x *exporter) pairs(txn *badger.Txn, pid string, g []member) error {
 				ProblemID: pid, Type: typ, Cluster: c.cluster, Split: split,
 				ChosenEpisode: c.e.Trajectory.EpisodeID, RejectedEpisode: r.e.Trajectory.EpisodeID,
 				ChosenFinal: c.v.Final, RejectedFinal: r.v.Final, Margin: c.v.Final - r.v.Final,
+				Verified: cv && rv, ChosenVerified: cv, RejectedVerified: rv,
 			}})
 		}
 		if err != nil {
@@ -846,11 +893,14 @@ func (x *exporter) group(txn *badger.Txn, pid string, g []member) error {
 		return err
 	}
 	members := make([]GroupMember, len(g))
+	allVerified := true
 	for i, l := range all {
 		x.used(&l.e, &l.v, cluster, split)
+		verified := verificationOf(&l.e.Trajectory, &l.v).all
+		allVerified = allVerified && verified
 		members[i] = GroupMember{
 			EpisodeID: g[i].id, Hotkey: l.e.Hotkey, Reward: g[i].final, Advantage: adv[i], StepRewards: stepRewards(l.v.Judge.PerStep),
-			Success: l.v.Metrics.Success, Completion: completion(&l.e.Trajectory, x.o.Think, x.o.Style),
+			Success: l.v.Metrics.Success, Verified: verified, Completion: completion(&l.e.Trajectory, x.o.Think, x.o.Style),
 		}
 	}
 	query := p.Query
@@ -862,7 +912,7 @@ func (x *exporter) group(txn *badger.Txn, pid string, g []member) error {
 		Prompt:      promptMessages(query),
 		Ability:     "shopping_agent",
 		RewardModel: RewardModel{Style: "rule", GroundTruth: string(gt)},
-		ExtraInfo:   GRPOExtra{Split: split, Index: x.index[split], ProblemID: pid, Type: string(p.Type), Cluster: cluster, Group: members},
+		ExtraInfo:   GRPOExtra{Split: split, Index: x.index[split], ProblemID: pid, Type: string(p.Type), Cluster: cluster, Verified: allVerified, Group: members},
 	}
 	x.index[split]++
 	return x.write(split, string(p.Type), row)

@@ -37,7 +37,7 @@ type env struct {
 // tested) and at least one other cluster to eval.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	fx := datasettest.Build(t, filepath.Join(t.TempDir(), "data"), datasettest.Options{Racers: 5, Anomalies: true})
+	fx := datasettest.Build(t, filepath.Join(t.TempDir(), "data"), datasettest.Options{Racers: 5, Anomalies: true, Verified: true})
 	st, err := store.Open(store.Options{Dir: fx.Dir, ReadOnly: true}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -309,8 +309,19 @@ func TestSFT(t *testing.T) {
 					if m.Cluster != ep.Cluster || m.Split != split {
 						t.Fatalf("meta %+v for %s in %s", m, ep.Cluster, split)
 					}
-					if templated := slices.Equal(m.JudgeFindings, []string{judge.FindingTemplated}); templated != (ep.Role == "good") || (!templated && len(m.JudgeFindings) > 0) {
-						t.Fatalf("%s episode %s: judge findings %v", ep.Role, m.EpisodeID, m.JudgeFindings)
+					var findings []string
+					if ep.Role == "good" {
+						findings = append(findings, judge.FindingTemplated)
+					}
+					if len(ep.StepVerified) > 0 && !ep.Verified() {
+						// The fixture's second racer has one step of each.
+						findings = append(findings, judge.FindingUnverified, judge.FindingDictated)
+					}
+					if !slices.Equal(m.JudgeFindings, findings) {
+						t.Fatalf("%s episode %s: judge findings %v, want %v", ep.Role, m.EpisodeID, m.JudgeFindings, findings)
+					}
+					if m.Verified != ep.Verified() {
+						t.Fatalf("%s episode %s: verified %v, want %v", ep.Role, m.EpisodeID, m.Verified, ep.Verified())
 					}
 					sc.add(m.Cluster, split)
 					roles[ep.Role]++

@@ -22,15 +22,19 @@ const (
 	FormatSteps Format = "steps"
 	FormatDPO   Format = "dpo"
 	FormatGRPO  Format = "grpo"
+	// FormatCompletions is one row per verified step: the request the
+	// relay forwarded to the provider, the provider's raw answer and its
+	// usage (protocol version 2 episodes only).
+	FormatCompletions Format = "completions"
 )
 
 // ParseFormat reads a format name.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
-	case FormatSFT, FormatSteps, FormatDPO, FormatGRPO:
+	case FormatSFT, FormatSteps, FormatDPO, FormatGRPO, FormatCompletions:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q: want sft, steps, dpo or grpo", s)
+	return "", fmt.Errorf("unknown format %q: want sft, steps, dpo, grpo or completions", s)
 }
 
 // ThinkMode says where a step's think text goes.
@@ -100,11 +104,15 @@ type Filters struct {
 	SinceBlock uint64
 	// KeepDuplicates turns off dedupe of identical trajectories.
 	KeepDuplicates bool
+	// VerifiedOnly keeps episodes whose every step verified against the
+	// validator's relay completions and none was dictated
+	// (docs/scoring.md, "Verified inference").
+	VerifiedOnly bool
 }
 
 // quality reports whether any of the score filters is set.
 func (f *Filters) quality() bool {
-	return f.SuccessOnly || f.MinFinal > 0 || f.MinJudge > 0 || f.Agentic
+	return f.SuccessOnly || f.MinFinal > 0 || f.MinJudge > 0 || f.Agentic || f.VerifiedOnly
 }
 
 // Options configure Export.
@@ -187,6 +195,9 @@ func (o *Options) validate() error {
 	}
 	if o.Format == FormatGRPO && o.Style == StyleOpenAI {
 		errs = append(errs, errors.New("format grpo has one layout (verl's); --style openai applies to sft and dpo"))
+	}
+	if o.Format == FormatCompletions && o.Style == StyleOpenAI {
+		errs = append(errs, errors.New("format completions has one layout (the provider's own request and answer); --style openai applies to sft and dpo"))
 	}
 	if o.EvalFraction < 0 || o.EvalFraction >= 1 || o.EvalFraction != o.EvalFraction {
 		errs = append(errs, fmt.Errorf("eval fraction %v must be in [0,1)", o.EvalFraction))

@@ -27,18 +27,21 @@ func TestPipelineMatchesSequential(t *testing.T) {
 	e := newEnv(t)
 	now := func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
 	cases := map[string]dataset.Options{
-		"sft":            {Format: dataset.FormatSFT, EvalFraction: evalFraction},
-		"sft-parquet":    {Format: dataset.FormatSFT, EvalFraction: evalFraction, Parquet: true, RowGroupBytes: 4096},
-		"sft-openai":     {Format: dataset.FormatSFT, Style: dataset.StyleOpenAI, EvalFraction: evalFraction},
-		"sft-filtered":   {Format: dataset.FormatSFT, EvalFraction: evalFraction, Filters: dataset.Filters{Agentic: true, Types: []suite.Type{suite.TypeShop, suite.TypeVoucher}}},
-		"sft-keep-dups":  {Format: dataset.FormatSFT, Filters: dataset.Filters{KeepDuplicates: true, MinFinal: 0.2}},
-		"steps":          {Format: dataset.FormatSteps, EvalFraction: evalFraction, Think: dataset.ThinkTags},
-		"steps-parquet":  {Format: dataset.FormatSteps, EvalFraction: evalFraction, Parquet: true},
-		"dpo":            {Format: dataset.FormatDPO, EvalFraction: evalFraction, MinMargin: 0.1},
-		"dpo-openai":     {Format: dataset.FormatDPO, Style: dataset.StyleOpenAI, EvalFraction: evalFraction},
-		"grpo":           {Format: dataset.FormatGRPO, EvalFraction: evalFraction, Parquet: true},
-		"grpo-success":   {Format: dataset.FormatGRPO, Filters: dataset.Filters{SuccessOnly: true}},
-		"grpo-keep-dups": {Format: dataset.FormatGRPO, Filters: dataset.Filters{KeepDuplicates: true}},
+		"sft":                 {Format: dataset.FormatSFT, EvalFraction: evalFraction},
+		"sft-parquet":         {Format: dataset.FormatSFT, EvalFraction: evalFraction, Parquet: true, RowGroupBytes: 4096},
+		"sft-openai":          {Format: dataset.FormatSFT, Style: dataset.StyleOpenAI, EvalFraction: evalFraction},
+		"sft-filtered":        {Format: dataset.FormatSFT, EvalFraction: evalFraction, Filters: dataset.Filters{Agentic: true, Types: []suite.Type{suite.TypeShop, suite.TypeVoucher}}},
+		"sft-keep-dups":       {Format: dataset.FormatSFT, Filters: dataset.Filters{KeepDuplicates: true, MinFinal: 0.2}},
+		"steps":               {Format: dataset.FormatSteps, EvalFraction: evalFraction, Think: dataset.ThinkTags},
+		"steps-parquet":       {Format: dataset.FormatSteps, EvalFraction: evalFraction, Parquet: true},
+		"dpo":                 {Format: dataset.FormatDPO, EvalFraction: evalFraction, MinMargin: 0.1},
+		"dpo-openai":          {Format: dataset.FormatDPO, Style: dataset.StyleOpenAI, EvalFraction: evalFraction},
+		"grpo":                {Format: dataset.FormatGRPO, EvalFraction: evalFraction, Parquet: true},
+		"grpo-success":        {Format: dataset.FormatGRPO, Filters: dataset.Filters{SuccessOnly: true}},
+		"grpo-keep-dups":      {Format: dataset.FormatGRPO, Filters: dataset.Filters{KeepDuplicates: true}},
+		"completions":         {Format: dataset.FormatCompletions, EvalFraction: evalFraction},
+		"completions-parquet": {Format: dataset.FormatCompletions, EvalFraction: evalFraction, Parquet: true},
+		"sft-verified-only":   {Format: dataset.FormatSFT, Filters: dataset.Filters{VerifiedOnly: true}},
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {

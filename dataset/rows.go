@@ -65,7 +65,12 @@ type Meta struct {
 	JudgeFindings []string `json:"judge_findings,omitempty" parquet:"judge_findings,list,optional"`
 	Success       bool     `json:"success" parquet:"success"`
 	EndReason     string   `json:"end_reason" parquet:"end_reason"`
-	// Step is the step index (steps format only).
+	// Verified says the row's content came from the validator's relay:
+	// in sft, every step of the episode verified and none was dictated; in
+	// steps and completions, the row's step did (docs/dataset.md,
+	// "Verified inference").
+	Verified bool `json:"verified" parquet:"verified"`
+	// Step is the step index (steps and completions formats only).
 	Step int `json:"step,omitempty" parquet:"step"`
 }
 
@@ -97,6 +102,11 @@ type PairMeta struct {
 	ChosenFinal     float64 `json:"chosen_final" parquet:"chosen_final"`
 	RejectedFinal   float64 `json:"rejected_final" parquet:"rejected_final"`
 	Margin          float64 `json:"margin" parquet:"margin"`
+	// Verified: both episodes verified (every step a relay completion,
+	// none dictated); ChosenVerified and RejectedVerified say it of each.
+	Verified         bool `json:"verified" parquet:"verified"`
+	ChosenVerified   bool `json:"chosen_verified" parquet:"chosen_verified"`
+	RejectedVerified bool `json:"rejected_verified" parquet:"rejected_verified"`
 }
 
 // DPORow is a preference pair in TRL's conversational form (format dpo,
@@ -140,18 +150,22 @@ type GroupMember struct {
 	Advantage   float64   `json:"advantage" parquet:"advantage"`
 	StepRewards []float64 `json:"step_rewards" parquet:"step_rewards,list"`
 	Success     bool      `json:"success" parquet:"success"`
+	// Verified: every step of the episode verified, none dictated.
+	Verified bool `json:"verified" parquet:"verified"`
 	// Completion is the trajectory after the prompt.
 	Completion []Message `json:"completion" parquet:"completion,list"`
 }
 
 // GRPOExtra is verl's extra_info.
 type GRPOExtra struct {
-	Split     string        `json:"split" parquet:"split"`
-	Index     int64         `json:"index" parquet:"index"`
-	ProblemID string        `json:"problem_id" parquet:"problem_id"`
-	Type      string        `json:"type" parquet:"type"`
-	Cluster   string        `json:"cluster" parquet:"cluster"`
-	Group     []GroupMember `json:"group" parquet:"group,list"`
+	Split     string `json:"split" parquet:"split"`
+	Index     int64  `json:"index" parquet:"index"`
+	ProblemID string `json:"problem_id" parquet:"problem_id"`
+	Type      string `json:"type" parquet:"type"`
+	Cluster   string `json:"cluster" parquet:"cluster"`
+	// Verified: every member is verified.
+	Verified bool          `json:"verified" parquet:"verified"`
+	Group    []GroupMember `json:"group" parquet:"group,list"`
 }
 
 // GRPORow is one problem with its race group (format grpo), in verl's RL
@@ -162,4 +176,26 @@ type GRPORow struct {
 	Ability     string      `json:"ability" parquet:"ability"`
 	RewardModel RewardModel `json:"reward_model" parquet:"reward_model"`
 	ExtraInfo   GRPOExtra   `json:"extra_info" parquet:"extra_info"`
+}
+
+// Usage is a completion's token use as the provider reported it.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens" parquet:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens" parquet:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens" parquet:"total_tokens"`
+}
+
+// CompletionRow is one verified step's model call (format completions):
+// the chat-completions request the validator's relay forwarded to its
+// provider and the provider's answer, as the relay recorded them, so a
+// trainer sees exactly the context the model saw and what it returned.
+type CompletionRow struct {
+	CompletionID string `json:"completion_id" parquet:"completion_id"`
+	Model        string `json:"model" parquet:"model"`
+	// Request is the OpenAI chat-completions body the provider received.
+	Request json.RawMessage `json:"request" parquet:"request,json"`
+	// Response is the provider's chat.completion body.
+	Response json.RawMessage `json:"response" parquet:"response,json"`
+	Usage    Usage           `json:"usage" parquet:"usage"`
+	Meta     *Meta           `json:"meta" parquet:"meta,optional"`
 }

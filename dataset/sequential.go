@@ -29,7 +29,7 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 			x.prog.tick("reading", x.rep.EpisodesRead, x.rowsWritten())
 			reason := x.scope(e, v)
 			if reason == "" {
-				reason = x.quality(v)
+				reason = x.quality(e, v)
 			}
 			if reason == "" && x.seenBefore(contentHash(&e.Trajectory)) {
 				reason = DropDuplicate
@@ -49,19 +49,24 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 			x.used(e, v, cluster, split)
 			tr := &e.Trajectory
 			typ := string(e.ProblemType)
-			if x.o.Format == FormatSFT {
+			vf := verificationOf(tr, v)
+			switch x.o.Format {
+			case FormatSFT:
 				row := &SFTRow{
 					Messages: append(promptMessages(tr.Query), completion(tr, x.o.Think, x.o.Style)...),
 					Tools:    x.tools,
-					Meta:     x.meta(e, v, cluster, split),
+					Meta:     x.meta(e, v, cluster, split, vf.all),
 				}
 				return x.write(split, typ, row)
+			case FormatCompletions:
+				return completionRows(tr, vf, x.stepMeta(e, v, cluster, split, vf), func(row *CompletionRow) error {
+					return x.write(split, typ, row)
+				})
 			}
 			instruction := stepsInstruction(x.tools)
+			meta := x.stepMeta(e, v, cluster, split, vf)
 			return stepSamples(tr, x.o.Think, func(step int, input, output string) error {
-				m := x.meta(e, v, cluster, split)
-				m.Step = step
-				return x.write(split, typ, &StepsRow{Instruction: instruction, Input: input, Output: output, Meta: m})
+				return x.write(split, typ, &StepsRow{Instruction: instruction, Input: input, Output: output, Meta: meta(step)})
 			})
 		})
 	})
@@ -88,7 +93,7 @@ func (x *exporter) groupSequential(ctx context.Context, groups map[string][]memb
 				return nil
 			}
 			pid := e.Trajectory.ProblemID
-			groups[pid] = append(groups[pid], member{id: e.Trajectory.EpisodeID, final: v.Final, pass: x.quality(v) == ""})
+			groups[pid] = append(groups[pid], member{id: e.Trajectory.EpisodeID, final: v.Final, pass: x.quality(e, v) == ""})
 			return nil
 		})
 	})

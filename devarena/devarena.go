@@ -24,6 +24,7 @@ import (
 	"arena/config"
 	"arena/episode"
 	"arena/miner"
+	"arena/scoring/judge"
 	"arena/validator"
 	"arena/web"
 )
@@ -324,6 +325,8 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 		}
 		stack, err := validator.OpenStack(ctx, validator.StackOptions{Config: vcfg, Signer: val.Signer(), Registry: reg,
 			OnEvent: onEvent, Progress: opts.Progress, DrawSeed: drawSeed, Console: web.ForStack(vcfg.Web, reg, log),
+			// The view says it once (Arena.Unverified), not each validator.
+			QuietUnverified: true,
 			// A weights transaction is known mined within a block, not a
 			// second, as on a real chain whose blocks are 12 s apart.
 			ReceiptPoll: max(opts.BlockTime/2, 10*time.Millisecond)},
@@ -335,6 +338,12 @@ func Start(ctx context.Context, opts Options, log zerolog.Logger) (_ *Arena, err
 	}
 	a.Stack = a.Stacks[0]
 	return a, nil
+}
+
+// Unverified reports whether the arena's validators verify no step: no
+// inference relay is configured (relay.base_url), the dev default.
+func (a *Arena) Unverified() bool {
+	return a.Stack != nil && a.Stack.Verification == judge.VerifyOff
 }
 
 // peerDataDir is the data dir of the validator at index i > 0: beside the

@@ -132,8 +132,15 @@ func parseSignature(s string) ([]byte, error) {
 	return sig, nil
 }
 
-// NewHello builds and signs a hello with a fresh nonce.
+// NewHello builds and signs a version-1 hello with a fresh nonce.
 func NewHello(key *ecdsa.PrivateKey, now time.Time) (*Hello, [NonceBytes]byte, error) {
+	return NewHelloUpTo(key, now, Version)
+}
+
+// NewHelloUpTo builds a hello that offers protocol versions up to
+// maxVersion (max_version, omitted for 1). The signed payload is the
+// version-1 payload either way.
+func NewHelloUpTo(key *ecdsa.PrivateKey, now time.Time, maxVersion int) (*Hello, [NonceBytes]byte, error) {
 	nonce, err := NewNonce()
 	if err != nil {
 		return nil, nonce, err
@@ -144,11 +151,28 @@ func NewHello(key *ecdsa.PrivateKey, now time.Time) (*Hello, [NonceBytes]byte, e
 	if err != nil {
 		return nil, nonce, err
 	}
-	return &Hello{Type: TypeHello, Version: Version, ValidatorAddress: addr.Hex(), Nonce: hex.EncodeToString(nonce[:]), Timestamp: ts, Signature: sig}, nonce, nil
+	h := &Hello{Type: TypeHello, Version: Version, ValidatorAddress: addr.Hex(), Nonce: hex.EncodeToString(nonce[:]), Timestamp: ts, Signature: sig}
+	if maxVersion > Version {
+		h.MaxVersion = maxVersion
+	}
+	return h, nonce, nil
 }
 
-// NewHelloAck builds and signs the answer to hello.
+// NewHelloAck builds and signs the version-1 answer to hello.
 func NewHelloAck(key *ecdsa.PrivateKey, hello *Hello, now time.Time) (*HelloAck, error) {
+	return NewHelloAckVersion(key, hello, now, Version)
+}
+
+// Negotiate is the version a miner speaking up to mine answers hello with:
+// the highest both sides speak.
+func Negotiate(hello *Hello, mine int) int {
+	offered := max(hello.Version, hello.MaxVersion)
+	return max(min(offered, mine, MaxVersion), Version)
+}
+
+// NewHelloAckVersion builds and signs the answer to hello for the chosen
+// version (see Negotiate).
+func NewHelloAckVersion(key *ecdsa.PrivateKey, hello *Hello, now time.Time, version int) (*HelloAck, error) {
 	validator, err := parseAddress(hello.ValidatorAddress)
 	if err != nil {
 		return nil, fmt.Errorf("hello validator_address: %w", err)
@@ -159,11 +183,11 @@ func NewHelloAck(key *ecdsa.PrivateKey, hello *Hello, now time.Time) (*HelloAck,
 	}
 	addr := crypto.PubkeyToAddress(key.PublicKey)
 	ts := now.Unix()
-	sig, err := SignPayload(key, HelloAckPayload(Version, addr, validator, nonce, ts))
+	sig, err := SignPayload(key, HelloAckPayload(version, addr, validator, nonce, ts))
 	if err != nil {
 		return nil, err
 	}
-	return &HelloAck{Type: TypeHelloAck, Version: Version, MinerAddress: addr.Hex(), Nonce: hex.EncodeToString(nonce[:]), Timestamp: ts, Signature: sig}, nil
+	return &HelloAck{Type: TypeHelloAck, Version: version, MinerAddress: addr.Hex(), Nonce: hex.EncodeToString(nonce[:]), Timestamp: ts, Signature: sig}, nil
 }
 
 // HandshakeError is a failed handshake with the end reason it causes.
@@ -193,8 +217,18 @@ func checkSkew(ts int64, now time.Time, skew time.Duration) error {
 // recovered address is the claimed one. It returns the miner's address;
 // the caller then checks that address's mirror against the metagraph.
 func VerifyHelloAck(ack *HelloAck, validator common.Address, nonce [NonceBytes]byte, now time.Time, skew time.Duration) (common.Address, error) {
-	if ack.Version != Version {
-		return common.Address{}, handshakeErr(ReasonVersionMismatch, "miner speaks version %d, want %d", ack.Version, Version)
+	return VerifyHelloAckUpTo(ack, validator, nonce, now, skew, Version)
+}
+
+// VerifyHelloAckUpTo is VerifyHelloAck for a hello that offered versions
+// up to maxVersion: the ack may choose any of them.
+func VerifyHelloAckUpTo(ack *HelloAck, validator common.Address, nonce [NonceBytes]byte, now time.Time, skew time.Duration, maxVersion int) (common.Address, error) {
+	if ack.Version < Version || ack.Version > maxVersion {
+		want := fmt.Sprintf("%d", Version)
+		if maxVersion > Version {
+			want = fmt.Sprintf("%d..%d", Version, maxVersion)
+		}
+		return common.Address{}, handshakeErr(ReasonVersionMismatch, "miner speaks version %d, want %s", ack.Version, want)
 	}
 	got, err := parseNonce(ack.Nonce)
 	if err != nil {

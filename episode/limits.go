@@ -26,6 +26,10 @@ type Limits struct {
 	// MaxConcurrentEpisodes bounds the episodes in flight on one miner's
 	// connection; further episodes wait for a slot.
 	MaxConcurrentEpisodes int
+	// MaxInferBytes bounds one infer frame (v2, relay on): prompts with
+	// the whole episode so far are larger than steps. Every other frame
+	// stays within MaxFrameBytes.
+	MaxInferBytes int
 }
 
 // Defaults.
@@ -37,6 +41,7 @@ const (
 	DefaultStepTimeout           = 60 * time.Second
 	DefaultEpisodeTimeout        = 300 * time.Second
 	DefaultMaxConcurrentEpisodes = 4
+	DefaultMaxInferBytes         = 1 << 20
 )
 
 // DefaultLimits are the defaults docs/protocol.md publishes to miners.
@@ -49,6 +54,7 @@ func DefaultLimits() Limits {
 		StepTimeout:           DefaultStepTimeout,
 		EpisodeTimeout:        DefaultEpisodeTimeout,
 		MaxConcurrentEpisodes: DefaultMaxConcurrentEpisodes,
+		MaxInferBytes:         DefaultMaxInferBytes,
 	}
 }
 
@@ -75,6 +81,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxConcurrentEpisodes == 0 {
 		l.MaxConcurrentEpisodes = d.MaxConcurrentEpisodes
+	}
+	if l.MaxInferBytes == 0 {
+		l.MaxInferBytes = max(d.MaxInferBytes, l.MaxFrameBytes)
 	}
 	return l
 }
@@ -105,6 +114,9 @@ func (l Limits) Validate() error {
 	}
 	if l.MaxConcurrentEpisodes < 1 {
 		errs = append(errs, fmt.Errorf("max concurrent episodes %d: want at least 1", l.MaxConcurrentEpisodes))
+	}
+	if l.MaxInferBytes != 0 && l.MaxInferBytes < l.MaxFrameBytes {
+		errs = append(errs, fmt.Errorf("max infer bytes %d: want at least max frame bytes (%d)", l.MaxInferBytes, l.MaxFrameBytes))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("episode limits: %w", errors.Join(errs...))

@@ -8,8 +8,18 @@ import (
 	"strconv"
 )
 
-// Version is the protocol version carried in hello and hello_ack.
+// Version is the protocol version carried in hello. It stays 1: a
+// validator that speaks more says so in hello's max_version, and the
+// miner answers with the version it chose in hello_ack (1 or 2), so a
+// miner that knows only version 1 keeps working unchanged.
 const Version = 1
+
+// Version2 adds the inference relay: infer and infer_result, and a step
+// that names the completion it comes from (docs/protocol.md, section 9).
+const Version2 = 2
+
+// MaxVersion is the highest protocol version this package speaks.
+const MaxVersion = Version2
 
 // Path is the websocket path a miner serves the protocol on.
 const Path = "/arena/v1"
@@ -22,6 +32,8 @@ const (
 	TypeStep         = "step"          // miner → validator
 	TypeObservation  = "observation"   // validator → miner
 	TypeEpisodeEnd   = "episode_end"   // validator → miner
+	TypeInfer        = "infer"         // miner → validator (v2)
+	TypeInferResult  = "infer_result"  // validator → miner (v2)
 )
 
 // Message is any protocol message.
@@ -39,6 +51,10 @@ type Hello struct {
 	Nonce            string `json:"nonce"`
 	Timestamp        int64  `json:"timestamp"`
 	Signature        string `json:"signature"`
+	// MaxVersion is the highest version the validator speaks (absent:
+	// 1). It is not part of the signed payload, which a version-1 miner
+	// computes without it.
+	MaxVersion int `json:"max_version,omitempty"`
 }
 
 // HelloAck answers Hello: the miner proves its address over the
@@ -70,6 +86,74 @@ type EpisodeStart struct {
 	Query     string          `json:"query"`
 	Tools     json.RawMessage `json:"tools"`
 	Limits    WireLimits      `json:"limits"`
+	// Relay, on a version-2 connection whose validator runs the
+	// inference relay, announces the models and the episode's budget.
+	Relay *WireRelay `json:"relay,omitempty"`
+}
+
+// WireRelay is the relay's offer in episode_start (v2).
+type WireRelay struct {
+	// Models is the allowlist: infer bodies must name one of them.
+	Models []string `json:"models"`
+	// Required: steps that do not name a relay completion earn nothing.
+	Required            bool  `json:"required"`
+	MaxCompletions      int   `json:"max_completions"`
+	MaxPromptTokens     int64 `json:"max_prompt_tokens"`
+	MaxCompletionTokens int64 `json:"max_completion_tokens"`
+	MaxInferBytes       int   `json:"max_infer_bytes"`
+	// MaxTokens bounds each completion's max_tokens.
+	MaxTokens int64 `json:"max_tokens"`
+}
+
+// Infer asks the validator's relay for one chat completion (v2). Body is
+// an OpenAI chat-completions request body: model, messages, tools and
+// sampling settings (docs/protocol.md, section 9).
+type Infer struct {
+	Type      string `json:"type"`
+	EpisodeID string `json:"episode_id"`
+	// RequestID is the miner's id for the request, echoed in infer_result.
+	RequestID string          `json:"request_id"`
+	Body      json.RawMessage `json:"body"`
+}
+
+// Usage is a completion's token usage as the provider reported it.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// InferError is a refused or failed infer.
+type InferError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *InferError) Error() string { return "relay: " + e.Code + ": " + e.Message }
+
+// Infer error codes (docs/protocol.md, section 9).
+const (
+	InferModelNotAllowed = "model_not_allowed" // the body's model is not on the allowlist
+	InferBudgetExceeded  = "budget_exceeded"   // the episode's or the miner's day's budget is spent
+	InferProviderError   = "provider_error"    // the provider failed; never the miner's fault
+	InferBadRequest      = "bad_request"       // the body is not an acceptable chat-completions request
+	InferTooLarge        = "too_large"         // the body would make a frame above max_infer_bytes (refused by the miner's side before sending)
+	InferBusy            = "busy"              // too many infers of this episode in flight
+	InferNoEpisode       = "no_episode"        // the episode is not live (ended, or never started)
+	InferUnavailable     = "relay_unavailable" // this validator runs no relay
+)
+
+// InferResult answers one infer (v2): a completion with the relay's
+// completion_id and its usage, or an error.
+type InferResult struct {
+	Type         string `json:"type"`
+	EpisodeID    string `json:"episode_id"`
+	RequestID    string `json:"request_id"`
+	CompletionID string `json:"completion_id,omitempty"`
+	// Completion is the provider's chat.completion object, as returned.
+	Completion json.RawMessage `json:"completion,omitempty"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	Error      *InferError     `json:"error,omitempty"`
 }
 
 // ToolCall is one call an agent asks the validator to execute.
@@ -87,6 +171,8 @@ type Step struct {
 	Think     string     `json:"think"`
 	ToolCalls []ToolCall `json:"tool_calls"`
 	Response  *string    `json:"response,omitempty"`
+	// CompletionID (v2) names the relay completion the step comes from.
+	CompletionID string `json:"completion_id,omitempty"`
 }
 
 // ToolError is a failed call's error observation.
@@ -125,6 +211,8 @@ func (*EpisodeStart) MessageType() string { return TypeEpisodeStart }
 func (*Step) MessageType() string         { return TypeStep }
 func (*Observation) MessageType() string  { return TypeObservation }
 func (*EpisodeEnd) MessageType() string   { return TypeEpisodeEnd }
+func (*Infer) MessageType() string        { return TypeInfer }
+func (*InferResult) MessageType() string  { return TypeInferResult }
 
 // Decoding errors. A *DecodeError wraps exactly one of them, so callers
 // tell them apart with errors.Is.
@@ -210,11 +298,16 @@ func schema(typ string) ([]field, bool) {
 	case TypeEpisodeStart:
 		return []field{{"episode_id", kindString, true}, {"query", kindString, true}, {"tools", kindArray, true}, {"limits", kindObject, true}}, true
 	case TypeStep:
-		return []field{{"episode_id", kindString, true}, {"think", kindString, true}, {"tool_calls", kindArray, true}, {"response", kindString, false}}, true
+		return []field{{"episode_id", kindString, true}, {"think", kindString, true}, {"tool_calls", kindArray, true}, {"response", kindString, false}, {"completion_id", kindString, false}}, true
 	case TypeObservation:
 		return []field{{"episode_id", kindString, true}, {"step", kindInt, true}, {"results", kindArray, true}}, true
 	case TypeEpisodeEnd:
 		return []field{{"episode_id", kindString, true}, {"reason", kindString, true}, {"detail", kindString, false}}, true
+	case TypeInfer:
+		return []field{{"episode_id", kindString, true}, {"request_id", kindString, true}, {"body", kindObject, true}}, true
+	case TypeInferResult:
+		return []field{{"episode_id", kindString, true}, {"request_id", kindString, true}, {"completion_id", kindString, false},
+			{"completion", kindObject, false}, {"usage", kindObject, false}, {"error", kindObject, false}}, true
 	}
 	return nil, false
 }
@@ -275,9 +368,26 @@ func Decode(frame []byte) (Message, error) {
 		msg = &Observation{}
 	case TypeEpisodeEnd:
 		msg = &EpisodeEnd{}
+	case TypeInfer:
+		msg = &Infer{}
+	case TypeInferResult:
+		msg = &InferResult{}
 	}
 	if err := checkNested(typ, obj); err != nil {
 		return fail(err)
+	}
+	if inf, ok := msg.(*Infer); ok {
+		// An infer's body is the whole prompt so far: its fields are taken
+		// from the checked object rather than by decoding the frame again,
+		// which would scan the prompt twice more on every completion.
+		inf.Type, inf.Body = typ, obj["body"]
+		if json.Unmarshal(obj["episode_id"], &inf.EpisodeID) != nil || json.Unmarshal(obj["request_id"], &inf.RequestID) != nil {
+			return fail(&DecodeError{Kind: ErrWrongType, Detail: "episode_id and request_id must be strings"})
+		}
+		if err := checkValues(msg); err != nil {
+			return fail(err)
+		}
+		return msg, nil
 	}
 	if err := json.Unmarshal(frame, msg); err != nil {
 		// The kinds were checked, so what is left is out-of-range numbers.
@@ -371,6 +481,22 @@ func checkNested(typ string, obj map[string]json.RawMessage) *DecodeError {
 			}
 			return nil
 		})
+	case TypeInferResult:
+		if raw, ok := obj["error"]; ok {
+			var e map[string]json.RawMessage
+			if json.Unmarshal(raw, &e) != nil {
+				return &DecodeError{Kind: ErrWrongType, Field: "error", Detail: "want object"}
+			}
+			if err := checkFields(e, toolErrorFields, "error."); err != nil {
+				return err
+			}
+		}
+		_, hasCompletion := obj["completion"]
+		_, hasError := obj["error"]
+		if hasCompletion == hasError {
+			return &DecodeError{Kind: ErrInvalidValue, Field: "completion", Detail: "want exactly one of completion and error"}
+		}
+		return nil
 	case TypeEpisodeStart:
 		var l map[string]json.RawMessage
 		if json.Unmarshal(obj["limits"], &l) != nil {
@@ -436,9 +562,26 @@ func checkValues(msg Message) *DecodeError {
 		if m.Reason == "" {
 			return invalid("reason", "empty")
 		}
+	case *Infer:
+		if m.EpisodeID == "" {
+			return invalid("episode_id", "empty")
+		}
+		if m.RequestID == "" || len(m.RequestID) > maxRequestIDBytes {
+			return invalid("request_id", fmt.Sprintf("want 1..%d bytes", maxRequestIDBytes))
+		}
+	case *InferResult:
+		if m.EpisodeID == "" {
+			return invalid("episode_id", "empty")
+		}
+		if m.Error == nil && m.CompletionID == "" {
+			return invalid("completion_id", "empty with a completion")
+		}
 	}
 	return nil
 }
+
+// maxRequestIDBytes bounds a miner's request_id.
+const maxRequestIDBytes = 128
 
 // Encode marshals a message, setting its type field.
 func Encode(msg Message) ([]byte, error) {
@@ -455,6 +598,10 @@ func Encode(msg Message) ([]byte, error) {
 		m.Type = TypeObservation
 	case *EpisodeEnd:
 		m.Type = TypeEpisodeEnd
+	case *Infer:
+		m.Type = TypeInfer
+	case *InferResult:
+		m.Type = TypeInferResult
 	default:
 		return nil, fmt.Errorf("encode: unknown message %T", msg)
 	}

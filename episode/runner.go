@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -38,6 +39,14 @@ type RunnerOptions struct {
 	WriteTimeout time.Duration
 	// MaxClockSkew bounds hello_ack timestamps; default 30 s.
 	MaxClockSkew time.Duration
+	// Relay, if set, is the inference relay: the runner then offers
+	// protocol version 2 and serves infer on version-2 connections. Nil:
+	// version 1 only, exactly as before version 2 existed.
+	Relay Relay
+	// MaxInfersQueued bounds one episode's infers waiting for the relay
+	// (they are answered one at a time); beyond it an infer is answered
+	// busy. Default 4.
+	MaxInfersQueued int
 }
 
 // Miner is the endpoint and identity the validator expects at a uid.
@@ -99,6 +108,9 @@ func NewRunner(opts RunnerOptions, log zerolog.Logger, reg prometheus.Registerer
 	}
 	if opts.MaxClockSkew == 0 {
 		opts.MaxClockSkew = DefaultMaxClockSkew
+	}
+	if opts.MaxInfersQueued <= 0 {
+		opts.MaxInfersQueued = 4
 	}
 	m, err := newRunnerMetrics(reg)
 	if err != nil {
@@ -164,12 +176,16 @@ func (r *Runner) newTrajectory(m Miner, p Problem) Trajectory {
 // Conn is an authenticated connection to one miner. Episodes on it run
 // concurrently; a connection-level failure ends all of them.
 type Conn struct {
-	r     *Runner
-	miner Miner
-	addr  common.Address
-	ws    *websocket.Conn
-	log   zerolog.Logger
-	slots chan struct{}
+	r       *Runner
+	miner   Miner
+	addr    common.Address
+	version int
+	ws      *websocket.Conn
+	log     zerolog.Logger
+	slots   chan struct{}
+	// replies are the goroutines answering infers that reach no
+	// episode's relay; the reader joins them.
+	replies sync.WaitGroup
 
 	wmu sync.Mutex // gorilla allows one writer at a time
 
@@ -195,6 +211,18 @@ type liveEpisode struct {
 	failOnce sync.Once
 	reason   EndReason
 	detail   string
+
+	// infers queue the episode's infer requests for its relay worker
+	// (nil without a relay session); observed is the number of
+	// observations sent so far, stamped on each infer as it arrives.
+	infers   chan inferIn
+	observed atomic.Int64
+}
+
+type inferIn struct {
+	req          *Infer
+	at           time.Time
+	observations int
 }
 
 func (e *liveEpisode) fail(r EndReason, detail string) {
@@ -232,7 +260,7 @@ func (r *Runner) Connect(ctx context.Context, m Miner) (*Conn, error) {
 	// Closing the socket is the only way to interrupt a blocked read, so
 	// a cancelled ctx closes it during the handshake.
 	stop := context.AfterFunc(ctx, func() { ws.Close() })
-	addr, herr := r.handshake(ws, m)
+	addr, version, herr := r.handshake(ws, m)
 	if !stop() || ctx.Err() != nil {
 		ws.Close()
 		return fail(ReasonAborted, "handshake with %s: %v", m.Endpoint, context.Canceled)
@@ -244,10 +272,16 @@ func (r *Runner) Connect(ctx context.Context, m Miner) (*Conn, error) {
 	}
 	_ = ws.SetReadDeadline(time.Time{})
 	r.m.handshakes.WithLabelValues("ok").Inc()
+	if version >= Version2 {
+		// Infer frames carry whole prompts; readLoop holds every other
+		// frame to MaxFrameBytes itself.
+		ws.SetReadLimit(int64(max(r.limits.MaxFrameBytes, r.limits.MaxInferBytes)))
+	}
 	c := &Conn{
 		r:          r,
 		miner:      m,
 		addr:       addr,
+		version:    version,
 		ws:         ws,
 		log:        r.log.With().Uint16("uid", m.UID).Str("miner", addr.Hex()).Logger(),
 		slots:      make(chan struct{}, r.limits.MaxConcurrentEpisodes),
@@ -259,19 +293,35 @@ func (r *Runner) Connect(ctx context.Context, m Miner) (*Conn, error) {
 	return c, nil
 }
 
-func (r *Runner) handshake(ws *websocket.Conn, m Miner) (common.Address, *HandshakeError) {
+func (r *Runner) handshake(ws *websocket.Conn, m Miner) (common.Address, int, *HandshakeError) {
+	addr, ack, herr := r.handshakeAck(ws, m)
+	if herr != nil {
+		return addr, 0, herr
+	}
+	return addr, ack.Version, nil
+}
+
+// maxVersion is the highest version the runner offers.
+func (r *Runner) maxVersion() int {
+	if r.opts.Relay != nil {
+		return MaxVersion
+	}
+	return Version
+}
+
+func (r *Runner) handshakeAck(ws *websocket.Conn, m Miner) (common.Address, *HelloAck, *HandshakeError) {
 	key := r.opts.Signer.PrivateKey()
-	hello, nonce, err := NewHello(key, time.Now())
+	hello, nonce, err := NewHelloUpTo(key, time.Now(), r.maxVersion())
 	if err != nil {
-		return common.Address{}, handshakeErr(ReasonInternal, "%v", err)
+		return common.Address{}, nil, handshakeErr(ReasonInternal, "%v", err)
 	}
 	data, err := Encode(hello)
 	if err != nil {
-		return common.Address{}, handshakeErr(ReasonInternal, "%v", err)
+		return common.Address{}, nil, handshakeErr(ReasonInternal, "%v", err)
 	}
 	_ = ws.SetWriteDeadline(time.Now().Add(r.opts.WriteTimeout))
 	if err := ws.WriteMessage(websocket.TextMessage, data); err != nil {
-		return common.Address{}, handshakeErr(ReasonDisconnected, "send hello: %v", err)
+		return common.Address{}, nil, handshakeErr(ReasonDisconnected, "send hello: %v", err)
 	}
 	_ = ws.SetReadDeadline(time.Now().Add(r.opts.HandshakeTimeout))
 	typ, frame, err := ws.ReadMessage()
@@ -280,33 +330,33 @@ func (r *Runner) handshake(ws *websocket.Conn, m Miner) (common.Address, *Handsh
 		if reason == ReasonStepTimeout {
 			reason = ReasonHandshakeTimeout
 		}
-		return common.Address{}, handshakeErr(reason, "read hello_ack: %v", err)
+		return common.Address{}, nil, handshakeErr(reason, "read hello_ack: %v", err)
 	}
 	if typ != websocket.TextMessage {
-		return common.Address{}, handshakeErr(ReasonMalformed, "hello_ack: binary frame")
+		return common.Address{}, nil, handshakeErr(ReasonMalformed, "hello_ack: binary frame")
 	}
 	msg, err := Decode(frame)
 	if err != nil {
 		var de *DecodeError
 		errors.As(err, &de)
-		return common.Address{}, handshakeErr(de.Reason(), "hello_ack: %v", err)
+		return common.Address{}, nil, handshakeErr(de.Reason(), "hello_ack: %v", err)
 	}
 	ack, ok := msg.(*HelloAck)
 	if !ok {
-		return common.Address{}, handshakeErr(ReasonUnexpected, "want hello_ack, got %s", msg.MessageType())
+		return common.Address{}, nil, handshakeErr(ReasonUnexpected, "want hello_ack, got %s", msg.MessageType())
 	}
-	addr, err := VerifyHelloAck(ack, r.opts.Signer.Address, nonce, time.Now(), r.opts.MaxClockSkew)
+	addr, err := VerifyHelloAckUpTo(ack, r.opts.Signer.Address, nonce, time.Now(), r.opts.MaxClockSkew, r.maxVersion())
 	if err != nil {
 		var he *HandshakeError
 		if errors.As(err, &he) {
-			return common.Address{}, he
+			return common.Address{}, nil, he
 		}
-		return common.Address{}, handshakeErr(ReasonBadSignature, "%v", err)
+		return common.Address{}, nil, handshakeErr(ReasonBadSignature, "%v", err)
 	}
 	if got := chain.Mirror(addr); got != m.Hotkey && !m.AnyIdentity {
-		return addr, handshakeErr(ReasonIdentityMismatch, "miner %s mirrors to %s, but uid %d's hotkey is %s", addr, got, m.UID, m.Hotkey)
+		return addr, nil, handshakeErr(ReasonIdentityMismatch, "miner %s mirrors to %s, but uid %d's hotkey is %s", addr, got, m.UID, m.Hotkey)
 	}
-	return addr, nil
+	return addr, ack, nil
 }
 
 // readFailure classifies a read error.
@@ -350,6 +400,7 @@ func (c *Conn) kill(r EndReason, detail string) {
 
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
+	defer c.replies.Wait()
 	for {
 		typ, frame, err := c.ws.ReadMessage()
 		at := time.Now()
@@ -375,6 +426,20 @@ func (c *Conn) readLoop() {
 			c.kill(de.Reason(), err.Error())
 			return
 		}
+		if len(frame) > c.r.limits.MaxFrameBytes && msg.MessageType() != TypeInfer {
+			// On a version-2 connection the socket admits infer-sized
+			// frames; every other message keeps max_frame_bytes.
+			c.kill(ReasonOversized, "frame exceeds max_frame_bytes")
+			return
+		}
+		if inf, ok := msg.(*Infer); ok {
+			if c.version < Version2 {
+				c.kill(ReasonUnexpected, "infer on a version-1 connection")
+				return
+			}
+			c.routeInfer(inf, at)
+			continue
+		}
 		step, ok := msg.(*Step)
 		if !ok {
 			c.kill(ReasonUnexpected, "miner sent "+msg.MessageType())
@@ -394,6 +459,31 @@ func (c *Conn) readLoop() {
 		}
 	}
 }
+
+// routeInfer queues an infer for its episode's relay worker, or answers
+// it at once when it cannot be served.
+func (c *Conn) routeInfer(inf *Infer, at time.Time) {
+	ep := c.lookup(inf.EpisodeID)
+	refuse := func(code, msg string) {
+		res := &InferResult{EpisodeID: inf.EpisodeID, RequestID: inf.RequestID, Error: &InferError{Code: code, Message: msg}}
+		c.replies.Go(func() { _ = c.send(res) })
+	}
+	switch {
+	case ep == nil:
+		refuse(InferNoEpisode, "no live episode "+ClipText(inf.EpisodeID, 40))
+	case ep.infers == nil:
+		refuse(InferUnavailable, "this validator runs no inference relay")
+	default:
+		select {
+		case ep.infers <- inferIn{req: inf, at: at, observations: int(ep.observed.Load())}:
+		default:
+			refuse(InferBusy, fmt.Sprintf("more than %d infers of this episode waiting", cap(ep.infers)))
+		}
+	}
+}
+
+// Version is the negotiated protocol version.
+func (c *Conn) Version() int { return c.version }
 
 func (c *Conn) lookup(id string) *liveEpisode {
 	if id == "" {
@@ -469,6 +559,25 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 	tr.EpisodeID = newEpisodeID()
 	tr.Timings.Start = time.Now()
 	ep := &liveEpisode{inbox: make(chan inbound, 1), failed: make(chan struct{})}
+	if c.version >= Version2 {
+		tr.Protocol = c.version
+	}
+	var relay *episodeRelay
+	if c.version >= Version2 && r.opts.Relay != nil {
+		ep.infers = make(chan inferIn, r.opts.MaxInfersQueued)
+		relay = c.startRelay(ctx, ep, r.opts.Relay.Open(c.addr.Hex(), tr.EpisodeID), tr.EpisodeID)
+		offer := relay.session.Offer()
+		tr.Relay = &offer
+		// The relay stops before the trajectory is finished, so its
+		// completions and usage are in it.
+		finishInner := finish
+		finish = func(reason EndReason, detail string) Trajectory {
+			relay.stop(&tr)
+			return finishInner(reason, detail)
+		}
+		deadEnd = func() Trajectory { return finish(c.deadReason, c.deadDetail) }
+		defer relay.stop(&tr)
+	}
 	c.mu.Lock()
 	c.episodes[tr.EpisodeID] = ep
 	c.mu.Unlock()
@@ -503,7 +612,7 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 	// TSent is stamped before the write: the miner may answer, and the
 	// reader stamp its step, before the write call returns.
 	tSent := time.Now()
-	if err := c.send(&EpisodeStart{EpisodeID: tr.EpisodeID, Query: p.Query, Tools: r.toolsJSON, Limits: lim.wire()}); err != nil {
+	if err := c.send(&EpisodeStart{EpisodeID: tr.EpisodeID, Query: p.Query, Tools: r.toolsJSON, Limits: lim.wire(), Relay: tr.Relay}); err != nil {
 		return deadEndOr(c, finish)
 	}
 	timer := time.NewTimer(lim.StepTimeout)
@@ -526,7 +635,7 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 			return end(ep.reason, ep.detail)
 		}
 		st := in.step
-		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.at}
+		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.at, CompletionID: st.CompletionID}
 		tr.Timings.Miner += in.at.Sub(tSent)
 		r.m.minerStep.Observe(in.at.Sub(tSent).Seconds())
 		if len(st.Think) > lim.MaxThinkBytes {
@@ -563,6 +672,9 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 			return end(ReasonUnexpected, "step sent before the previous step's observation")
 		}
 		tSent = time.Now()
+		// Counted before the write: the miner may answer with an infer
+		// before the write call returns.
+		ep.observed.Store(int64(n + 1))
 		if err := c.send(&Observation{EpisodeID: tr.EpisodeID, Step: n, Results: rec.Results}); err != nil {
 			tr.Steps = append(tr.Steps, rec)
 			return deadEndOr(c, finish)
@@ -584,4 +696,68 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 func deadEndOr(c *Conn, finish func(EndReason, string) Trajectory) Trajectory {
 	<-c.dead
 	return finish(c.deadReason, c.deadDetail)
+}
+
+// episodeRelay is one episode's relay worker: it answers the episode's
+// infers one at a time, in arrival order, and keeps their records.
+type episodeRelay struct {
+	session RelaySession
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+
+	mu          sync.Mutex
+	completions []Completion
+	fault       bool
+}
+
+func (c *Conn) startRelay(ctx context.Context, ep *liveEpisode, session RelaySession, episodeID string) *episodeRelay {
+	ctx, cancel := context.WithCancel(ctx)
+	er := &episodeRelay{session: session, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(er.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.dead:
+				return
+			case in := <-ep.infers:
+				res, rec := session.Infer(ctx, in.req)
+				if rec != nil {
+					rec.Observations = in.observations
+					if rec.TRequested.IsZero() {
+						rec.TRequested = in.at
+					}
+					er.mu.Lock()
+					er.completions = append(er.completions, *rec)
+					if rec.Error == InferProviderError {
+						er.fault = true
+					}
+					er.mu.Unlock()
+				}
+				res.EpisodeID, res.RequestID = episodeID, in.req.RequestID
+				if ctx.Err() != nil {
+					return // the episode is over; its end message is on its way
+				}
+				_ = c.send(res)
+			}
+		}
+	}()
+	return er
+}
+
+// stop ends the worker, waits for it and copies its records into tr,
+// once.
+func (er *episodeRelay) stop(tr *Trajectory) {
+	er.once.Do(func() {
+		er.cancel()
+		<-er.done
+		usage := er.session.Close()
+		er.mu.Lock()
+		tr.Completions = er.completions
+		tr.RelayFault = er.fault
+		er.mu.Unlock()
+		tr.RelayUsage = &usage
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -43,7 +44,18 @@ type EpisodeView struct {
 	Validator common.Address
 	// History holds the previous steps with the validator's results.
 	History []Turn
+	// Relay is the validator's inference relay offer (protocol version
+	// 2 with the relay on), nil otherwise. Infer is then set: it asks the
+	// relay for a completion over the episode's connection, and a step
+	// built from it names its CompletionID (Action.CompletionID).
+	Relay *WireRelay
+	Infer InferFunc
 }
+
+// InferFunc asks the validator's relay for one chat completion. body is
+// an OpenAI chat-completions request body. A refusal or provider failure
+// is an *InferError; the result then is nil.
+type InferFunc func(ctx context.Context, body json.RawMessage) (*InferResult, error)
 
 // Turn is one past step and its observation.
 type Turn struct {
@@ -57,6 +69,9 @@ type Action struct {
 	ToolCalls []ToolCall
 	// Response is an optional message to the user.
 	Response string
+	// CompletionID names the relay completion the action was taken from
+	// (protocol version 2); empty for an action of no completion.
+	CompletionID string
 }
 
 // ServerOptions configure NewServer.
@@ -91,6 +106,9 @@ type ServerOptions struct {
 	// once it is over, so an embedding miner can log or count them. It is
 	// called on the episode's goroutine and must not block.
 	OnEpisodeEnd func(EpisodeOutcome)
+	// MaxVersion is the highest protocol version the server answers
+	// with; default MaxVersion. 1 keeps the miner on version 1.
+	MaxVersion int
 }
 
 // EpisodeOutcome describes one episode the miner played.
@@ -150,6 +168,9 @@ func NewServer(opts ServerOptions, log zerolog.Logger, reg prometheus.Registerer
 	}
 	if opts.StepShare == 0 {
 		opts.StepShare = 0.9
+	}
+	if opts.MaxVersion == 0 {
+		opts.MaxVersion = MaxVersion
 	}
 	if opts.MaxFrameBytes < minFrameBytes || opts.MaxConcurrentEpisodes < 1 || opts.StepShare <= 0 || opts.StepShare > 1 {
 		return nil, fmt.Errorf("episode server: bad limits: max frame %d (min %d), max concurrent episodes %d, step share %g (0..1]",
@@ -248,7 +269,14 @@ type minerConn struct {
 	ws        *websocket.Conn
 	log       zerolog.Logger
 	validator common.Address
+	version   int
 	wmu       sync.Mutex
+
+	// pending are the infers waiting for their infer_result, by
+	// request_id; nextID numbers them.
+	pmu     sync.Mutex
+	pending map[string]chan *InferResult
+	nextID  atomic.Uint64
 }
 
 func (c *minerConn) send(msg Message) error {
@@ -308,7 +336,8 @@ func (c *minerConn) handshake() bool {
 			return false
 		}
 	}
-	ack, err := NewHelloAck(opts.Signer.PrivateKey(), hello, time.Now())
+	version := Negotiate(hello, opts.MaxVersion)
+	ack, err := NewHelloAckVersion(opts.Signer.PrivateKey(), hello, time.Now(), version)
 	if err != nil {
 		c.refuse(ReasonInternal, err)
 		return false
@@ -318,6 +347,7 @@ func (c *minerConn) handshake() bool {
 	}
 	_ = c.ws.SetReadDeadline(time.Time{})
 	c.validator = addr
+	c.version = version
 	c.log = c.log.With().Str("validator", addr.Hex()).Logger()
 	c.s.m.handshakes.WithLabelValues("ok").Inc()
 	return true
@@ -409,6 +439,14 @@ func (c *minerConn) serve(ctx context.Context) {
 			default:
 				c.log.Warn().Str("episode", ClipText(m.EpisodeID, 40)).Msg("unexpected observation dropped")
 			}
+		case *InferResult:
+			c.pmu.Lock()
+			ch := c.pending[m.RequestID]
+			delete(c.pending, m.RequestID)
+			c.pmu.Unlock()
+			if ch != nil {
+				ch <- m // buffered, one result per request
+			}
 		case *EpisodeEnd:
 			mu.Lock()
 			ep := episodes[m.EpisodeID]
@@ -465,6 +503,17 @@ func terminateStep(episodeID, why string) *Step {
 func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpisode) (steps int) {
 	lim := start.Limits.Limits()
 	view := EpisodeView{EpisodeID: start.EpisodeID, Query: start.Query, Tools: start.Tools, Limits: lim, Validator: c.validator}
+	if c.version >= Version2 && start.Relay != nil {
+		view.Relay = start.Relay
+		view.Infer = func(ctx context.Context, body json.RawMessage) (*InferResult, error) {
+			// Leave room for the envelope: a frame above the validator's
+			// bound would end the connection, not just this request.
+			if limit := start.Relay.MaxInferBytes; limit > 0 && len(body)+len(start.EpisodeID)+256 > limit {
+				return nil, &InferError{Code: InferTooLarge, Message: fmt.Sprintf("infer body is %d bytes, max_infer_bytes %d", len(body), limit)}
+			}
+			return c.infer(ctx, start.EpisodeID, body)
+		}
+	}
 	stepBudget := time.Duration(float64(lim.StepTimeout) * c.s.opts.StepShare)
 	for n := 0; n < lim.MaxSteps; n++ {
 		act, err := c.ask(ctx, stepBudget, view)
@@ -478,6 +527,9 @@ func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpis
 		}
 		act = c.clamp(act, lim, start.EpisodeID)
 		st := &Step{EpisodeID: start.EpisodeID, Think: act.Think, ToolCalls: act.ToolCalls}
+		if c.version >= Version2 {
+			st.CompletionID = act.CompletionID
+		}
 		if st.ToolCalls == nil {
 			st.ToolCalls = []ToolCall{}
 		}
@@ -502,6 +554,35 @@ func (c *minerConn) play(ctx context.Context, start *EpisodeStart, ep *minerEpis
 	// Terminated or out of steps: the validator's episode_end follows.
 	<-ctx.Done()
 	return steps
+}
+
+// infer sends one infer and waits for its infer_result.
+func (c *minerConn) infer(ctx context.Context, episodeID string, body json.RawMessage) (*InferResult, error) {
+	id := fmt.Sprintf("r%d", c.nextID.Add(1))
+	ch := make(chan *InferResult, 1)
+	c.pmu.Lock()
+	if c.pending == nil {
+		c.pending = map[string]chan *InferResult{}
+	}
+	c.pending[id] = ch
+	c.pmu.Unlock()
+	defer func() {
+		c.pmu.Lock()
+		delete(c.pending, id)
+		c.pmu.Unlock()
+	}()
+	if err := c.send(&Infer{EpisodeID: episodeID, RequestID: id, Body: body}); err != nil {
+		return nil, fmt.Errorf("send infer: %w", err)
+	}
+	select {
+	case res := <-ch:
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		return res, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("infer %s: %w", id, context.Cause(ctx))
+	}
 }
 
 func terminates(a Action) bool {

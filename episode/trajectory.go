@@ -25,6 +25,20 @@ type Trajectory struct {
 	EndDetail       string    `json:"end_detail,omitempty"`
 
 	Timings Timings `json:"timings"`
+
+	// Protocol is the negotiated protocol version (0 or 1: version 1).
+	Protocol int `json:"protocol,omitempty"`
+	// Relay is what episode_start offered (v2 with the relay on).
+	Relay *WireRelay `json:"relay,omitempty"`
+	// Completions are the relay's records of this episode, in order of
+	// arrival (v2 with the relay on).
+	Completions []Completion `json:"completions,omitempty"`
+	// RelayUsage is the metered use of the relay.
+	RelayUsage *RelayUsage `json:"relay_usage,omitempty"`
+	// RelayFault: the provider failed at least once for this episode. It
+	// is never the miner's fault; a race voids the episode's racer
+	// (docs/scoring.md).
+	RelayFault bool `json:"relay_fault,omitempty"`
 }
 
 // StepRecord is one agent step with the validator's observation of it.
@@ -44,6 +58,8 @@ type StepRecord struct {
 	TObserved time.Time `json:"t_observed,omitzero"`
 	// ToolTime is the time spent executing this step's tool calls.
 	ToolTime time.Duration `json:"tool_time_ns"`
+	// CompletionID (v2) is the relay completion the step names.
+	CompletionID string `json:"completion_id,omitempty"`
 }
 
 // Timings are validator-side times for the whole episode.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +22,13 @@ import (
 // LLMOptions configure the LLM agent.
 type LLMOptions struct {
 	// BaseURL is an OpenAI-compatible endpoint, such as
-	// https://openrouter.ai/api/v1 or http://127.0.0.1:11434/v1 (required).
+	// https://openrouter.ai/api/v1 or http://127.0.0.1:11434/v1. It may be
+	// empty when the agent plays only for validators that relay
+	// inference (protocol version 2): their relay is then its endpoint.
 	BaseURL string
-	// Model is the model name the endpoint serves (required).
+	// Model is the model name (required with BaseURL). Through a relay,
+	// the model is this one if the relay allows it, else the relay's
+	// first allowed model.
 	Model string
 	// APIKey is sent as a bearer token; local endpoints may need none.
 	APIKey string
@@ -37,6 +43,9 @@ type LLMOptions struct {
 	MaxTokens int64
 	// SystemPrompt replaces the built-in ShoppingBench-style prompt.
 	SystemPrompt string
+	// HTTPClient replaces the endpoint's HTTP client (the stand-in is
+	// served in process through it).
+	HTTPClient *http.Client
 }
 
 // LLM is an agent backed by a chat model with native function calling.
@@ -46,14 +55,14 @@ type LLMOptions struct {
 // never drifts from what the validator recorded.
 type LLM struct {
 	opts   LLMOptions
-	client *llmclient.Client
+	client *llmclient.Client // nil without a BaseURL: relay only
 	log    zerolog.Logger
 }
 
 // NewLLM builds the agent. It makes no request until the first step.
 func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
-	if opts.BaseURL == "" || opts.Model == "" {
-		return nil, errors.New("llm agent: a base URL (--llm-base-url) and a model (--llm-model) are required")
+	if opts.BaseURL != "" && opts.Model == "" {
+		return nil, errors.New("llm agent: a model (--llm-model) is required with a base URL (--llm-base-url)")
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 50 * time.Second
@@ -67,11 +76,16 @@ func NewLLM(opts LLMOptions, log zerolog.Logger) (*LLM, error) {
 	if opts.SystemPrompt == "" {
 		opts.SystemPrompt = SystemPrompt
 	}
-	client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, MaxRetries: opts.MaxRetries})
-	if err != nil {
-		return nil, fmt.Errorf("llm agent: %w", err)
+	a := &LLM{opts: opts, log: log.With().Str("component", "miner.llm").Str("model", opts.Model).Logger()}
+	if opts.BaseURL != "" {
+		client, err := llmclient.New(llmclient.Options{BaseURL: opts.BaseURL, APIKey: opts.APIKey, Timeout: opts.Timeout, MaxRetries: opts.MaxRetries,
+			HTTPClient: opts.HTTPClient})
+		if err != nil {
+			return nil, fmt.Errorf("llm agent: %w", err)
+		}
+		a.client = client
 	}
-	return &LLM{opts: opts, client: client, log: log.With().Str("component", "miner.llm").Str("model", opts.Model).Logger()}, nil
+	return a, nil
 }
 
 // SystemPrompt is the LLM agent's instructions, in the style of
@@ -93,7 +107,10 @@ Rules:
 
 At every step, first reason briefly about what the last results showed: cite product ids, prices, shops and attributes you saw and compare at least two candidates before choosing. Then call the tools.`
 
-// Step implements episode.Agent.
+// Step implements episode.Agent. When the validator relays inference
+// (v.Infer is set), the completion comes through its relay and the
+// action names it, so the validator can verify the step; otherwise it
+// comes from the agent's own endpoint.
 func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
 	params := openai.ChatCompletionNewParams{
 		Model:       shared.ChatModel(a.opts.Model),
@@ -105,6 +122,12 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 		params.MaxTokens = openai.Int(a.opts.MaxTokens)
 	}
 	start := time.Now()
+	if v.Infer != nil {
+		return a.relayStep(ctx, v, params, start)
+	}
+	if a.client == nil {
+		return failStep("this agent has no endpoint of its own (--llm-base-url) and the validator relays no inference"), nil
+	}
 	msg, err := a.client.Chat(ctx, params)
 	if err != nil {
 		// The episode cannot go on without the model; end it cleanly so
@@ -131,6 +154,45 @@ func (a *LLM) Step(ctx context.Context, v episode.EpisodeView) (episode.Action, 
 	}
 	a.log.Debug().Str("episode", v.EpisodeID).Int("step", len(v.History)).Int("calls", len(act.ToolCalls)).Dur("took_ms", time.Since(start)).Msg("llm step")
 	return act, nil
+}
+
+// relayStep takes the step's completion from the validator's relay: the
+// action is the completion normalised as the validator verifies it
+// (episode.StepFromCompletion), naming its completion_id.
+func (a *LLM) relayStep(ctx context.Context, v episode.EpisodeView, params openai.ChatCompletionNewParams, start time.Time) (episode.Action, error) {
+	model := a.opts.Model
+	if len(v.Relay.Models) > 0 && !slices.Contains(v.Relay.Models, model) {
+		model = v.Relay.Models[0]
+	}
+	params.Model = shared.ChatModel(model)
+	if mt := v.Relay.MaxTokens; mt > 0 && a.opts.MaxTokens > mt {
+		params.MaxTokens = openai.Int(mt)
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return episode.Action{}, fmt.Errorf("llm agent: encode request: %w", err)
+	}
+	res, err := v.Infer(ctx, body)
+	if err != nil {
+		reason := clip(err.Error(), 300)
+		a.log.Warn().Str("episode", v.EpisodeID).Int("step", len(v.History)).Dur("took_ms", time.Since(start)).Str("reason", reason).
+			Msg("relay inference failed; terminating the episode")
+		return failStep("The validator's inference relay failed (" + reason + "), so I cannot continue."), nil
+	}
+	st, err := episode.StepFromCompletion(res.Completion)
+	if err != nil {
+		return failStep("The relayed completion is unusable (" + clip(err.Error(), 200) + ")."), nil
+	}
+	a.log.Debug().Str("episode", v.EpisodeID).Int("step", len(v.History)).Int("calls", len(st.ToolCalls)).Str("completion", res.CompletionID).
+		Dur("took_ms", time.Since(start)).Msg("llm step through the relay")
+	return episode.Action{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, CompletionID: res.CompletionID}, nil
+}
+
+func failStep(think string) episode.Action {
+	return episode.Action{
+		Think:     think,
+		ToolCalls: []episode.ToolCall{{ID: "terminate", Name: shop.ToolTerminate, Parameters: json.RawMessage(`{"status":"failure"}`)}},
+	}
 }
 
 // reasoning is the model's reasoning: reasoning_content (DeepSeek, vLLM,

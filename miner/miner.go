@@ -40,6 +40,9 @@ func NewAgent(opts AgentOptions, log zerolog.Logger) (episode.Agent, error) {
 	case AgentHeuristic, "":
 		return NewHeuristic(HeuristicOptions{Skill: opts.Skill})
 	case AgentLLM:
+		if opts.LLMBaseURL == StandInURL {
+			return newStandInLLM(opts.LLMTimeout, log)
+		}
 		return NewLLM(LLMOptions{BaseURL: opts.LLMBaseURL, Model: opts.LLMModel, APIKey: opts.LLMAPIKey, Timeout: opts.LLMTimeout}, log)
 	}
 	return nil, fmt.Errorf("unknown agent %q: want %s or %s", opts.Kind, AgentHeuristic, AgentLLM)

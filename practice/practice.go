@@ -48,6 +48,15 @@ type Options struct {
 	// RunSize is how many consecutive problems form one judged run, as
 	// a qualifying run does (default DefaultRunSize).
 	RunSize int
+	// Relay, if set, is the inference relay the miner's agent may take
+	// its completions through (protocol version 2), as a validator with
+	// relay.base_url offers it.
+	Relay episode.Relay
+	// Verification is what scoring does with the steps' completions:
+	// judge.VerifyRequire as under relay.required (--require-verified),
+	// judge.VerifyRecord to report without effect. It needs no Relay: a
+	// miner without one simply verifies nothing.
+	Verification judge.Verification
 }
 
 // Practice plays problems against one miner endpoint.
@@ -73,7 +82,7 @@ func New(opts Options, log zerolog.Logger) (*Practice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("practice: %w", err)
 	}
-	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: chain.NewSigner(key), Tools: opts.Tools, Limits: opts.Limits}, log, nil)
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: chain.NewSigner(key), Tools: opts.Tools, Limits: opts.Limits, Relay: opts.Relay}, log, nil)
 	if err != nil {
 		return nil, fmt.Errorf("practice: %w", err)
 	}
@@ -137,7 +146,8 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 				pr := &problems[i]
 				trajs[i] = conn.Episode(ctx, episode.Problem{ID: pr.ID, Query: pr.Query})
 				ev, err := judge.Evaluate(ctx, p.opts.Judge, judge.Case{Problem: pr, Trajectory: &trajs[i],
-					Answers: scoring.LookupAnswers(p.opts.Tools.Catalog(), trajs[i].Recommended)}, scoring.Options{Titles: p.opts.Titles})
+					Answers:      scoring.LookupAnswers(p.opts.Tools.Catalog(), trajs[i].Recommended),
+					Verification: p.opts.Verification}, scoring.Options{Titles: p.opts.Titles})
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -193,7 +203,7 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 			results[k] = newResult(&problems[k], &trajs[k], &evals[k], void)
 		}
 	}
-	rep := newReport(id, results, trajs)
+	rep := newReport(id, results, trajs, p.opts.Verification != judge.VerifyOff)
 	rep.trajectories, rep.evaluations, rep.problems = trajs, evals, problems
 	return rep, nil
 }

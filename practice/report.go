@@ -39,15 +39,37 @@ type Result struct {
 	Void bool `json:"void,omitempty"`
 	// DurationMS is the episode's wall time.
 	DurationMS float64 `json:"duration_ms"`
+	// Verified counts the steps that are exactly a relay completion and
+	// not dictated, Unverified and Dictated the steps that failed (only
+	// with verification on); NoCredit is set when they cost the episode
+	// its score (--require-verified).
+	Verified   int  `json:"verified_steps,omitempty"`
+	Unverified int  `json:"unverified_steps,omitempty"`
+	Dictated   int  `json:"dictated_steps,omitempty"`
+	NoCredit   bool `json:"no_credit,omitempty"`
+	// RelayFault: the validator's provider failed during the episode; a
+	// validator voids the racer's race (not the miner's fault).
+	RelayFault bool `json:"relay_fault,omitempty"`
 }
 
 func newResult(p *suite.Problem, t *episode.Trajectory, e *judge.Evaluation, void bool) Result {
 	r := Result{ProblemID: p.ID, Type: p.Type, Difficulty: p.Difficulty, Query: p.Query, EpisodeID: t.EpisodeID,
 		Success: e.Metrics.Success, Final: e.Final, Q: e.Verdict.Score, Findings: e.Verdict.FindingNames(),
 		EndReason: t.EndReason, EndDetail: t.EndDetail, Steps: len(t.Steps), Void: void,
-		DurationMS: float64(t.Timings.Duration()) / float64(time.Millisecond)}
+		DurationMS: float64(t.Timings.Duration()) / float64(time.Millisecond), NoCredit: e.Verdict.NoCredit, RelayFault: t.RelayFault}
+	if vr := e.Verdict.Verification; vr != nil {
+		r.Verified, _ = e.Verdict.VerifiedSteps()
+		r.Unverified, r.Dictated = len(vr.Unverified), len(vr.Dictated)
+	}
 	if !r.Success {
 		r.Why = why(&e.Metrics, t)
+	}
+	if r.NoCredit {
+		for _, f := range e.Verdict.Findings {
+			if f.Name == judge.FindingUnverified || f.Name == judge.FindingDictated {
+				r.Why = append(r.Why, fmt.Sprintf("no credit, %s: %s", f.Name, f.Detail))
+			}
+		}
 	}
 	return r
 }
@@ -98,8 +120,14 @@ type Report struct {
 	// ByType is the success rate per problem type.
 	ByType map[suite.Type]float64 `json:"by_type"`
 	// Findings counts the episodes with each judge finding (templated,
-	// injection, clipped, ...).
+	// injection, clipped, ...), except unverified and dictated, which
+	// count steps.
 	Findings map[string]int `json:"findings"`
+	// VerifiedShare is the share of all steps played that are exactly a
+	// relay completion and not dictated (nil with verification off).
+	VerifiedShare *float64 `json:"verified_share,omitempty"`
+	// Steps is the number of steps played.
+	Steps int `json:"steps"`
 
 	Miner Identity `json:"miner"`
 	// Cells break success and score down by type and difficulty.
@@ -116,11 +144,12 @@ type Report struct {
 	problems     []suite.Problem
 }
 
-func newReport(id Identity, results []Result, trajs []episode.Trajectory) *Report {
+func newReport(id Identity, results []Result, trajs []episode.Trajectory, verification bool) *Report {
 	r := &Report{Episodes: len(results), Miner: id, ByType: map[suite.Type]float64{}, Findings: map[string]int{},
 		Cells: map[suite.Type]map[suite.Difficulty]Cell{}, EndReasons: map[episode.EndReason]int{}, Results: results}
 	byType := map[suite.Type]*Cell{}
 	cells := map[suite.Type]map[suite.Difficulty]*Cell{}
+	verified := 0
 	for i := range results {
 		res := &results[i]
 		s := 0.0
@@ -134,9 +163,23 @@ func newReport(id Identity, results []Result, trajs []episode.Trajectory) *Repor
 		if res.Void {
 			r.Void++
 		}
+		r.Steps += res.Steps
 		for _, f := range res.Findings {
-			r.Findings[f]++
+			switch f {
+			case judge.FindingUnverified, judge.FindingDictated:
+			default:
+				r.Findings[f]++
+			}
 		}
+		// Verification findings count steps: the acceptance reads an
+		// unverified count equal to the steps a scripted miner played.
+		if res.Unverified > 0 {
+			r.Findings[judge.FindingUnverified] += res.Unverified
+		}
+		if res.Dictated > 0 {
+			r.Findings[judge.FindingDictated] += res.Dictated
+		}
+		verified += res.Verified
 		if byType[res.Type] == nil {
 			byType[res.Type] = &Cell{}
 		}
@@ -154,6 +197,13 @@ func newReport(id Identity, results []Result, trajs []episode.Trajectory) *Repor
 	}
 	n := float64(len(results))
 	r.Success, r.Score, r.Q = r.Success/n, r.Score/n, r.Q/n
+	if verification {
+		share := 0.0
+		if r.Steps > 0 {
+			share = float64(verified) / float64(r.Steps)
+		}
+		r.VerifiedShare = &share
+	}
 	for t, c := range byType {
 		r.ByType[t] = c.Success / float64(c.Episodes)
 	}
@@ -194,13 +244,18 @@ func slowest(trajs []episode.Trajectory, k int) []SlowStep {
 	return out[:min(k, len(out))]
 }
 
-// JSON is the report as one JSON object.
-func (r *Report) JSON() ([]byte, error) { return json.Marshal(r) }
+// JSON is the report as one JSON object, indented so that a reader (or
+// grep) sees one field a line.
+func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
 
 // Print writes the human-readable report.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "miner %s (register hotkey %s)\n", r.Miner.Address, r.Miner.Hotkey)
 	fmt.Fprintf(w, "%d episodes: success %.1f%%, score %.3f, reasoning q %.2f\n", r.Episodes, 100*r.Success, r.Score, r.Q)
+	if r.VerifiedShare != nil {
+		fmt.Fprintf(w, "verified inference: %.0f%% of %d steps are exactly a relay completion (unverified %d, dictated %d steps)\n",
+			100**r.VerifiedShare, r.Steps, r.Findings[judge.FindingUnverified], r.Findings[judge.FindingDictated])
+	}
 	if r.Void > 0 {
 		fmt.Fprintf(w, "%d episodes were judged with no llm model answering: a validator under judge.on_unavailable: void would not count them\n", r.Void)
 	}

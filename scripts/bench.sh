@@ -7,7 +7,7 @@
 # Usage: scripts/bench.sh [COUNT]      COUNT repeated runs per row (default 3)
 #        ROWS="search episode" scripts/bench.sh   only some rows
 #
-# Rows: dev scoring episode metagraph weights suite export search adversarial.
+# Rows: dev scoring episode relay metagraph weights suite export search adversarial.
 # Every row but dev is a go test benchmark; dev times `arena dev --races 1`
 # with the shell's clock. Each sub-benchmark gets its own row: a figure is
 # never a median pooled over different workloads.
@@ -21,7 +21,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 count="${1:-3}"
-rows="${ROWS:-dev scoring episode metagraph weights suite simulate export search adversarial}"
+rows="${ROWS:-dev scoring episode relay metagraph weights suite simulate export search adversarial}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 doc=docs/benchmarks.md
@@ -58,7 +58,7 @@ bench_processes() {
 # keep their lines from the current table, so a partial run (ROWS=...)
 # replaces only its own rows. The last column says when and under what
 # load a row was measured.
-all_rows="dev scoring episode metagraph weights suite simulate export search adversarial"
+all_rows="dev scoring episode relay metagraph weights suite simulate export search adversarial"
 mkdir "$out/rows"
 row() { # measure | command | median | target | verdict
 	printf '| %s | %s | `%s` | %s | %s | %s | @MEASURED@ |\n' "$r" "$1" "$2" "$3" "$4" "$5" >>"$out/rows/$r.md"
@@ -120,6 +120,16 @@ for r in $rows; do
 		cmd="go test ./episode -run '^\$' -bench 'Loopback/miners=64/in-flight=64\$' -benchtime 3x"
 		row "episodes: 64 miners, 30-step episodes, 100k catalog: tool calls/s" "$cmd" "$tps ($cps per CPU-second, validator and miners)" "≥ 5000" "$(verdict "$tps" '>=' 5000)"
 		row "episodes: validator-added latency per step, p50" "$cmd" "$ovh ms" "≤ 1 ms" "$(verdict "$ovh" '<=' 1)"
+		;;
+	relay)
+		# The relay's target: what it adds to a completion at 64 concurrent
+		# episodes, with a provider answering in 250 ms (docs/benchmarks.md,
+		# "Inference relay").
+		bench relay ./relay 'RelayOverhead/provider=250ms/prompt=8KiB$' 2000x
+		p50=$(median "$out/relay.txt" p50-µs); p99=$(median "$out/relay.txt" p99-µs); cpu=$(median "$out/relay.txt" cpu-µs/op)
+		p50ms=$(awk -v v="$p50" 'BEGIN { printf "%.3g", v / 1000 }'); p99ms=$(awk -v v="$p99" 'BEGIN { printf "%.3g", v / 1000 }')
+		cmd="go test ./relay -run '^\$' -bench 'RelayOverhead/provider=250ms/prompt=8KiB\$' -benchtime 2000x"
+		row "relay: overhead per completion, 64 concurrent episodes, 8 KiB prompts: p50 / p99" "$cmd" "$p50ms / $p99ms ms ($cpu µs CPU a completion, miners and provider included)" "p50 ≤ 1 ms" "$(verdict "$p50ms" '<=' 1)"
 		;;
 	scoring)
 		bench scoring ./scoring/judge 'RulesAndGrounding10k$' 3x

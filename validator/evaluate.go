@@ -29,7 +29,7 @@ func (v *Validator) evaluate(ctx context.Context, e *records.Episode, block uint
 		return records.Verdict{}, fmt.Errorf("episode %s: problem %s is not in the suite", tr.EpisodeID, tr.ProblemID)
 	}
 	start := time.Now()
-	ev, err := judge.Evaluate(ctx, v.opts.Judge, judge.Case{Problem: &p, Trajectory: tr, Answers: v.answers(tr)},
+	ev, err := judge.Evaluate(ctx, v.opts.Judge, judge.Case{Problem: &p, Trajectory: tr, Answers: v.answers(tr), Verification: v.opts.Verification},
 		scoring.Options{Titles: v.opts.Titles})
 	if err != nil {
 		return records.Verdict{}, err

@@ -161,6 +161,17 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 		v.deferRetry(m.UID)
 		return
 	}
+	if relayFault(epRefs) {
+		// The validator's provider failed: the run says nothing about
+		// the miner, so it is void like a run no judge model answered.
+		v.m.void.WithLabelValues("qualifying").Inc()
+		log.Warn().Msg("qualifying void: the relay's provider failed during the run (never the miner's fault); retrying later")
+		if err := v.opts.Store.Update(func(txn *badger.Txn) error { return v.putVerdicts(txn, verdicts) }); err != nil {
+			storeError(log, err, "qualifying: store verdicts")
+		}
+		v.deferRetry(m.UID)
+		return
+	}
 	if f, ok := v.judgeRun("qualifying", epRefs, vdRefs); ok {
 		log.Warn().Str("skeleton", f.Skeleton).Float64("share", f.Share).Msg("qualifying: the thinks follow one template; reasoning score capped")
 	}

@@ -333,6 +333,25 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 		uid := eps[i].Trajectory.MinerUID
 		byRacer[uid] = append(byRacer[uid], i)
 	}
+	// A racer for whom the relay's provider failed is void in this race
+	// (never the miner's fault): its row leaves the heat, so the race is
+	// no evidence for or against it, as judge.on_unavailable: void does
+	// for a whole race.
+	voided := map[uint16]bool{}
+	for uid, is := range byRacer {
+		for _, i := range is {
+			if eps[i].Trajectory.RelayFault {
+				voided[uid] = true
+				break
+			}
+		}
+	}
+	for _, uid := range slices.Sorted(maps.Keys(voided)) {
+		v.m.void.WithLabelValues("racer").Inc()
+		log.Warn().Uint16("uid", uid).Msg("race void for this racer: the relay's provider failed during its episodes (not the miner's fault)")
+		v.emit(Event{Kind: EventRaceJudged, Block: rc.StartedBlock, RaceID: id, UID: uid,
+			Text: fmt.Sprintf("race %d void for uid %d: the relay's provider failed", id, uid)})
+	}
 	var capped []records.Verdict
 	for _, uid := range slices.Sorted(maps.Keys(byRacer)) {
 		var re []*records.Episode
@@ -362,6 +381,9 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 	heat := race.Heat{Race: rc.ID, Block: rc.StartedBlock, Problems: len(rc.Problems)}
 	results := make([]race.RaceResult, 0, len(rc.Racers))
 	for _, r := range rc.Racers {
+		if voided[r.UID] {
+			continue
+		}
 		scores := make([]float64, len(rc.Problems))
 		sum := 0.0
 		for k, pid := range rc.Problems {
@@ -408,6 +430,7 @@ func (v *Validator) finishRace(ctx context.Context, id uint64) {
 			return err
 		}
 		cur.Phase, cur.Results, cur.Output, cur.Episodes, cur.Heat = records.PhaseDone, results, &o, finals, &heat
+		cur.VoidRacers = slices.Sorted(maps.Keys(voided))
 		v.mu.Lock()
 		cur.FinishedBlock = v.head.Number
 		v.mu.Unlock()
@@ -468,6 +491,16 @@ func (v *Validator) voidRace(log zerolog.Logger, rc records.Race) {
 	v.emit(Event{Kind: EventRaceDone, Block: rc.StartedBlock, RaceID: rc.ID,
 		Text: fmt.Sprintf("race %d void: the judge was unavailable (judge.on_unavailable: void); standing unchanged", rc.ID)})
 	v.updatePoolMetrics(context.Background())
+}
+
+// relayFault reports whether the relay's provider failed in any of eps.
+func relayFault(eps []*records.Episode) bool {
+	for _, e := range eps {
+		if e.Trajectory.RelayFault {
+			return true
+		}
+	}
+	return false
 }
 
 // refs points at each verdict.

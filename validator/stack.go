@@ -18,8 +18,10 @@ import (
 
 	"arena/chain"
 	"arena/config"
+	"arena/episode"
 	"arena/internal/secretfile"
 	"arena/knowledge"
+	"arena/relay"
 	"arena/scoring/judge"
 	"arena/shop"
 	"arena/shop/gen"
@@ -55,7 +57,14 @@ type StackOptions struct {
 	// operator pages go on the API listener, its public pages on
 	// web.public_listen (package web provides it; the stack only serves).
 	Console func(v *Validator) (Console, error)
+	// QuietUnverified leaves out the warning that a validator without a
+	// relay verifies no step: the caller tells its user itself (arena dev
+	// says it once in its view, however many validators it runs).
+	QuietUnverified bool
 }
+
+// UnverifiedNotice says what running without an inference relay means.
+const UnverifiedNotice = "no inference relay (relay.base_url is empty): miners' steps are not verified, and scripted steps score like a model's (docs/scoring.md, \"Verified inference\")"
 
 // Console is a web console the stack serves and runs.
 type Console interface {
@@ -82,6 +91,9 @@ type Stack struct {
 	// a Console are set); Console the console behind it and the API's pages.
 	Public  *Server
 	Console Console
+	// Verification is what scoring does with verified inference (off
+	// without a relay).
+	Verification judge.Verification
 
 	ownStore            bool
 	ln, apiLn, publicLn net.Listener
@@ -186,6 +198,16 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
+	// The relay policy depends on the chain reached, not only on
+	// chain.chain_id: chain_id 0 accepts any chain, finney included.
+	rl, verification, err := NewRelay(cfg, s.Chain.ChainID().Uint64(), log, reg)
+	if err != nil {
+		return nil, err
+	}
+	s.Verification = verification
+	if rl == nil && !opts.QuietUnverified {
+		log.Warn().Msg(UnverifiedNotice)
+	}
 	jdg, err := NewJudge(cfg, log, reg)
 	if err != nil {
 		return nil, err
@@ -199,7 +221,8 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		RaceProblems: cfg.Validator.RaceProblems, QualifyingConcurrency: cfg.Validator.QualifyingConcurrency,
 		HiddenMinClusters: cfg.Validator.HiddenMinClusters, QualifyingSeed: seed,
 		Race: RaceParams(cfg.Race), Weights: WeightsPolicy(cfg.Weights),
-		Limits:            EpisodeLimits(ec),
+		Limits: EpisodeLimits(ec),
+		Relay:  rl, Verification: verification,
 		AllowPrivateAxons: cfg.Validator.AllowPrivateAxons, OperatorListen: []string{cfg.Metrics.Listen, cfg.API.Listen},
 		ReconnectMin: cfg.Chain.ReconnectMin.Duration, ReconnectMax: cfg.Chain.ReconnectMax.Duration,
 		OnEvent: opts.OnEvent, DrawSeed: opts.DrawSeed, Retention: Retention(cfg.Store.Retention),
@@ -455,6 +478,35 @@ func clusters(p *suite.PartitionStats) int {
 		return 0
 	}
 	return p.Clusters
+}
+
+// NewRelay builds the inference relay from relay.* for the chain whose
+// id is chainID, and says what scoring does with verification: require
+// under relay.required (auto: on finney and testnet), record when a relay
+// runs without it, off with no relay. On a public chain with no relay it
+// refuses (config.ValidateRelayForChain) unless relay.required is false.
+func NewRelay(cfg config.Config, chainID uint64, log zerolog.Logger, reg prometheus.Registerer) (episode.Relay, judge.Verification, error) {
+	if err := cfg.ValidateRelayForChain(chainID); err != nil {
+		return nil, "", err
+	}
+	rc := cfg.Relay
+	if rc.BaseURL == "" {
+		return nil, judge.VerifyOff, nil
+	}
+	required := rc.RelayRequired(chainID)
+	key := rc.APIKey.Reveal()
+	rl, err := relay.New(relay.Options{BaseURL: rc.BaseURL, Models: rc.ModelList(), Required: required, Timeout: rc.Timeout.Duration,
+		Budget: relay.Budget{Completions: rc.MaxCompletions, PromptTokens: int64(rc.MaxPromptTokens), CompletionTokens: int64(rc.MaxCompletionTokens),
+			WallTime: rc.MaxWallTime.Duration, MaxTokens: int64(rc.MaxTokens)},
+		Daily:     relay.DailyBudget{Completions: rc.DailyCompletions, Tokens: int64(rc.DailyTokens)},
+		LookupEnv: func(string) (string, bool) { return key, key != "" }}, log, reg)
+	if err != nil {
+		return nil, "", err
+	}
+	if required {
+		return rl, judge.VerifyRequire, nil
+	}
+	return rl, judge.VerifyRecord, nil
 }
 
 // NewJudge builds the configured reasoning judge (judge.kind), with the

@@ -64,6 +64,14 @@ type Options struct {
 	Weights weights.Policy
 	Limits  episode.Limits
 
+	// Relay is the inference relay miners' agents take completions
+	// through (protocol version 2); nil runs version 1 only.
+	Relay episode.Relay
+	// Verification is what scoring does with the steps' relay
+	// completions (judge.VerifyRequire: relay.required). Requiring it
+	// without a Relay is refused: every step would score 0.
+	Verification judge.Verification
+
 	// AllowPrivateAxons lets the validator dial loopback and private
 	// addresses (a devnet); otherwise such axons are skipped.
 	AllowPrivateAxons bool
@@ -108,6 +116,15 @@ func (o *Options) validate() error {
 	}
 	if o.Retention.MaxAge < 0 || o.Retention.MaxBytes < 0 || o.Retention.Every < 0 {
 		errs = append(errs, errors.New("retention limits and interval must not be negative"))
+	}
+	switch o.Verification {
+	case judge.VerifyOff, judge.VerifyRecord:
+	case judge.VerifyRequire:
+		if o.Relay == nil {
+			errs = append(errs, errors.New("verification is required (relay.required) but no relay is configured (relay.base_url): every step would score 0"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("verification %q: must be off, record or require", o.Verification))
 	}
 	return errors.Join(errs...)
 }
@@ -188,7 +205,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		return nil, fmt.Errorf("validator: %w", err)
 	}
 	log = log.With().Str("component", "validator").Logger()
-	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Tools, Limits: opts.Limits}, log, reg)
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Tools, Limits: opts.Limits, Relay: opts.Relay}, log, reg)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,9 @@ type RacerRow struct {
 	Hotkey    string   `json:"hotkey"`
 	Incumbent bool     `json:"incumbent,omitempty"`
 	Score     *float64 `json:"score,omitempty"`
+	// Void: the validator's relay provider failed during this racer's
+	// episodes, so the race is no evidence for or against it.
+	Void bool `json:"void,omitempty"`
 }
 
 // Decided reports whether the race's results may be shown.
@@ -66,7 +69,7 @@ func digestOf(rc *records.Race) RaceRow {
 		}
 	}
 	for _, r := range rc.Racers {
-		rr := RacerRow{UID: r.UID, Hotkey: r.Hotkey, Incumbent: r.Incumbent}
+		rr := RacerRow{UID: r.UID, Hotkey: r.Hotkey, Incumbent: r.Incumbent, Void: !rc.Phase.Live() && slices.Contains(rc.VoidRacers, r.UID)}
 		if sc, ok := scores[r.UID]; ok {
 			rr.Score = &sc
 		}

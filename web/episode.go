@@ -35,6 +35,19 @@ type EpisodeView struct {
 	Steps   []StepView       `json:"steps"`
 	Verdict *records.Verdict `json:"verdict,omitempty"`
 	Seconds float64          `json:"seconds"`
+	// Relay is the episode's use of the validator's inference relay
+	// (protocol version 2 with the relay on).
+	Relay *RelayView `json:"relay,omitempty"`
+}
+
+// RelayView is an episode's metered relay use.
+type RelayView struct {
+	Completions      int   `json:"completions"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	// ProviderFailed: the validator's provider failed during the episode,
+	// which voids it for its miner (never the miner's fault).
+	ProviderFailed bool `json:"provider_failed,omitempty"`
 }
 
 // StepView is one step of a trajectory with its judgement.
@@ -45,6 +58,13 @@ type StepView struct {
 	Response *string           `json:"response,omitempty"`
 	Judge    []judge.StepScore `json:"judge,omitempty"`
 	Seconds  float64           `json:"miner_seconds"`
+	// CompletionID is the relay completion the step names (v2).
+	CompletionID string `json:"completion_id,omitempty"`
+	// Check is the step's verification against that completion:
+	// verified, unverified or dictated, with the reason (empty when the
+	// validator checked nothing).
+	Check       string `json:"verification,omitempty"`
+	CheckReason string `json:"verification_reason,omitempty"`
 }
 
 // CallView is one tool call and the validator's observation of it.
@@ -138,15 +158,34 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 		}
 		view.Verdict = &vd
 	}
+	if u := tr.RelayUsage; u != nil || tr.RelayFault {
+		view.Relay = &RelayView{ProviderFailed: tr.RelayFault}
+		if u != nil {
+			view.Relay.Completions, view.Relay.PromptTokens, view.Relay.CompletionTokens = u.Completions, u.PromptTokens, u.CompletionTokens
+		}
+	}
 	byStep := map[int][]judge.StepScore{}
+	checks := map[int][2]string{}
 	if judged {
 		for _, ss := range vd.Judge.PerStep {
 			byStep[ss.Step] = append(byStep[ss.Step], ss)
 		}
+		if rep := vd.Judge.Verification; rep != nil {
+			for i := range tr.Steps {
+				checks[i] = [2]string{"verified", ""}
+			}
+			for _, is := range rep.Dictated {
+				checks[is.Step] = [2]string{judge.FindingDictated, is.Reason}
+			}
+			for _, is := range rep.Unverified {
+				checks[is.Step] = [2]string{judge.FindingUnverified, is.Reason}
+			}
+		}
 	}
 	for i, st := range tr.Steps {
 		sv := StepView{N: i + 1, Think: st.Think, Response: st.Response, Judge: byStep[i+1],
-			Seconds: st.TReceived.Sub(st.TSent).Seconds()}
+			Seconds: st.TReceived.Sub(st.TSent).Seconds(), CompletionID: st.CompletionID}
+		sv.Check, sv.CheckReason = checks[i][0], checks[i][1]
 		results := map[string]episode.ToolResult{}
 		for _, res := range st.Results {
 			results[res.ToolCallID] = res

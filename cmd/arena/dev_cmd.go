@@ -155,4 +155,13 @@ func printDevIntro(env *cliEnv, a *devarena.Arena) {
 		"leader race on %d fresh hidden problems; the winner's weights go on chain and the next epoch's\n"+
 		"incentive follows them. Web console: %s   operator API: http://%s/api/v1/status   (Ctrl-C to stop)\n\n",
 		c.QualifyingProblems, c.RaceEveryBlocks, c.RaceProblems, consoleURL(a.Stack.API.Addr()), a.Stack.API.Addr())
+	if a.Unverified() {
+		fmt.Fprintf(w, "steps are unverified: %s.\n\n", devUnverified)
+	}
 }
+
+// devUnverified is what arena dev says, once, when it runs without an
+// inference relay (its default, so that it works offline).
+const devUnverified = "this arena runs no inference relay (relay.base_url), so the miners' steps are not checked " +
+	"against model completions, and its reference miners are scripts; set relay.base_url to an OpenAI-compatible " +
+	"server to verify (docs/scoring.md, \"Verified inference\")"

@@ -297,6 +297,11 @@ func runReadmeDev(t *testing.T, args []string) string {
 			t.Errorf("arena dev output lacks %q:\n%s", want, out)
 		}
 	}
+	// Offline by default, and it says once that steps are unverified.
+	if n := strings.Count(out+stderr.String(), "not verified") + strings.Count(out+stderr.String(), "unverified"); n != 1 ||
+		!strings.Contains(out, "steps are unverified: "+devUnverified) {
+		t.Errorf("arena dev says %d times that steps are unverified, want once in its view:\n%s\n%s", n, out, stderr.String())
+	}
 	return out
 }
 

@@ -19,9 +19,9 @@ import (
 func newExportCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "export",
-		Usage: "export judged trajectories as training data (SFT, per-step, DPO pairs, GRPO groups)",
-		UsageText: "arena export --data DIR --format sft|steps|dpo|grpo --out DIR [--style trl|openai] [--think reasoning_content|tags|drop]\n" +
-			"             [--success-only] [--min-final X] [--min-judge X] [--agentic] [--types product,shop,voucher] [--since-block N]\n" +
+		Usage: "export judged trajectories as training data (SFT, per-step, DPO pairs, GRPO groups, relayed model calls)",
+		UsageText: "arena export --data DIR --format sft|steps|dpo|grpo|completions --out DIR [--style trl|openai] [--think reasoning_content|tags|drop]\n" +
+			"             [--success-only] [--min-final X] [--min-judge X] [--agentic] [--verified-only] [--types product,shop,voucher] [--since-block N]\n" +
 			"             [--min-margin M] [--eval-fraction F] [--split-seed S] [--parquet] [--force]",
 		Description: "Reads the validator's database (--data, or data_dir) read-only and writes train.jsonl (and\n" +
 			"eval.jsonl with --eval-fraction) plus a dataset card README.md into the --out directory.\n" +
@@ -29,18 +29,22 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			"Formats: sft, one conversation per trajectory with OpenAI tool calls; steps, one\n" +
 			"{instruction, input, output} sample per agent step; dpo, pairs on one problem, chosen by a\n" +
 			"higher final score than rejected by at least --min-margin; grpo, one row per problem with\n" +
-			"every racer's episode, reward and Dr. GRPO advantage (verl's layout).\n\n" +
+			"every racer's episode, reward and Dr. GRPO advantage (verl's layout); completions, one row per\n" +
+			"verified step with the exact request the model saw through the validator's relay, its raw\n" +
+			"completion and usage. Every other format's meta carries verified.\n\n" +
 			"Splits are by leak cluster: whole clusters go to eval by a seeded hash, so no cluster is in\n" +
 			"both; compromised clusters never go to eval. Identical trajectories are exported once.\n" +
 			"--agentic keeps episodes whose judge gates show the thinking referred to tool results and\n" +
-			"cited a datum from them. Stop the validator first, or export from a backup: the database\n" +
+			"cited a datum from them; --verified-only keeps episodes whose every step verified against\n" +
+			"the relay's completions, none dictated. Stop the validator first, or export from a backup: the database\n" +
 			"is locked while the validator runs. See docs/dataset.md.\n\n" +
 			"Example:\n" +
 			"  arena export --data /var/lib/arena --format sft --success-only --agentic --eval-fraction 0.1 --out ./sft\n" +
-			"  arena export --data /var/lib/arena --format grpo --parquet --out ./grpo",
+			"  arena export --data /var/lib/arena --format grpo --parquet --out ./grpo\n" +
+			"  arena export --data /var/lib/arena --format completions --out ./completions",
 		Flags: []cli.Flag{
 			storeDataFlag("validator database `DIR` to read"),
-			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: sft, steps, dpo or grpo", Required: true},
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: sft, steps, dpo, grpo or completions", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (missing or empty, unless --force)", Required: true, TakesFile: true},
 			&cli.BoolFlag{Name: "force", Usage: "write into a non-empty --out, replacing the export's files"},
 			&cli.BoolFlag{Name: "parquet", Usage: "also write Parquet files next to the JSON Lines"},
@@ -50,6 +54,7 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			&cli.Float64Flag{Name: "min-final", Usage: "keep episodes with a final score of at least `X` in [0,1]"},
 			&cli.Float64Flag{Name: "min-judge", Usage: "keep episodes with a judge score of at least `X` in [0,1]"},
 			&cli.BoolFlag{Name: "agentic", Usage: "keep episodes whose thinking passes the grounding gates (referred to results and cited a datum)"},
+			&cli.BoolFlag{Name: "verified-only", Usage: "keep episodes whose every step is a completion of the validator's relay, none dictated"},
 			&cli.StringFlag{Name: "types", Usage: "comma-separated problem `TYPES` to keep: product, shop, voucher (default all)"},
 			&cli.Uint64Flag{Name: "since-block", Usage: "keep episodes started at or after block `N`"},
 			&cli.BoolFlag{Name: "keep-duplicates", Usage: "do not drop identical trajectories"},
@@ -116,6 +121,7 @@ func newExportCommand(env *cliEnv) *cli.Command {
 				Filters: dataset.Filters{
 					SuccessOnly: cmd.Bool("success-only"), MinFinal: cmd.Float64("min-final"), MinJudge: cmd.Float64("min-judge"),
 					Agentic: cmd.Bool("agentic"), Types: types, SinceBlock: cmd.Uint64("since-block"), KeepDuplicates: cmd.Bool("keep-duplicates"),
+					VerifiedOnly: cmd.Bool("verified-only"),
 				},
 				MinMargin: cmd.Float64("min-margin"), MaxPairs: int(cmd.Int("max-pairs")), MinGroup: int(cmd.Int("min-group")),
 				EvalFraction: cmd.Float64("eval-fraction"), SplitSeed: cmd.Uint64("split-seed"),

@@ -33,7 +33,7 @@ func countLines(t *testing.T, path string) int {
 
 func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
-	fx := datasettest.Build(t, filepath.Join(dir, "data"), datasettest.Options{Racers: 4, Anomalies: true})
+	fx := datasettest.Build(t, filepath.Join(dir, "data"), datasettest.Options{Racers: 4, Anomalies: true, Verified: true})
 	out := func(name string) string { return filepath.Join(dir, name) }
 	tests := []struct {
 		name  string
@@ -47,6 +47,8 @@ func TestExportCommand(t *testing.T) {
 		{"steps", []string{"export", "--data", fx.Dir, "--format", "steps", "--out", out("steps"), "--think", "tags"}, 0, "steps", []string{"train.jsonl", "README.md"}},
 		{"dpo openai", []string{"export", "--data", fx.Dir, "--format", "dpo", "--style", "openai", "--min-margin", "0.3", "--out", out("dpo")}, 0, "dpo", []string{"train.jsonl"}},
 		{"grpo filtered", []string{"export", "--data", fx.Dir, "--format", "grpo", "--agentic", "--types", "product,voucher", "--since-block", "1", "--out", out("grpo")}, 0, "grpo", []string{"train.jsonl"}},
+		{"completions", []string{"export", "--data", fx.Dir, "--format", "completions", "--out", out("completions"), "--parquet"}, 0, "completions", []string{"train.jsonl", "train.parquet", "README.md"}},
+		{"sft verified only", []string{"export", "--data", fx.Dir, "--format", "sft", "--verified-only", "--out", out("sft-verified")}, 0, "train rows", []string{"train.jsonl"}},
 		{"sft success only", []string{"export", "--data", fx.Dir, "--format", "sft", "--success-only", "--min-final", "0.5", "--min-judge", "0.5", "--out", out("sft-ok")}, 0, "train rows", []string{"train.jsonl"}},
 		{"non-empty out", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft")}, 1, "not empty; pass --force", nil},
 		{"force", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft"), "--force"}, 0, "train rows", []string{"train.jsonl"}},

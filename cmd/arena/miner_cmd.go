@@ -38,7 +38,9 @@ func newMinerCommand(env *cliEnv) *cli.Command {
 			"Agents:\n" +
 			"  heuristic  rule-based; --skill 0..1 degrades it (fewer pages, skipped checks, random picks).\n" +
 			"  llm        any OpenAI-compatible chat endpoint with function calling (--llm-base-url,\n" +
-			"             --llm-model); the API key comes from " + llmAPIKeyEnv + " only.\n" +
+			"             --llm-model); the API key comes from " + llmAPIKeyEnv + " only. A validator that\n" +
+			"             relays inference (protocol version 2) is always asked through its relay, so its\n" +
+			"             steps verify; without --llm-base-url the agent plays only for such validators.\n" +
 			"The keystore password comes from --password-file or " + chain.PasswordEnv + ".\n\n" +
 			"Examples:\n" +
 			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1\n" +
@@ -50,7 +52,7 @@ func newMinerCommand(env *cliEnv) *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8091", Usage: "`HOST:PORT` to serve on (the axon announced on chain)"},
 			&cli.StringFlag{Name: "agent", Value: miner.AgentHeuristic, Usage: "agent `KIND`: heuristic or llm"},
 			&cli.FloatFlag{Name: "skill", Value: 1, Usage: "heuristic agent strength, 0..1"},
-			&cli.StringFlag{Name: "llm-base-url", Usage: "llm agent: OpenAI-compatible endpoint `URL`, e.g. http://127.0.0.1:11434/v1 (llm.base_url)"},
+			&cli.StringFlag{Name: "llm-base-url", Usage: "llm agent: OpenAI-compatible endpoint `URL`, e.g. http://127.0.0.1:11434/v1, or stand-in for the offline stand-in (a script, not a model: no validator credits it) (llm.base_url)"},
 			&cli.StringFlag{Name: "llm-model", Usage: "llm agent: model `NAME` (llm.model)"},
 			&cli.DurationFlag{Name: "llm-timeout", Value: config.Default().LLM.Timeout.Duration, Usage: "llm agent: bound on one chat request (llm.timeout)"},
 			&cli.IntFlag{Name: "max-episodes", Value: 16, Usage: "episodes served at once, across all validators"},

@@ -17,6 +17,7 @@ import (
 	"arena/knowledge"
 	"arena/miner"
 	"arena/practice"
+	"arena/scoring/judge"
 	"arena/shop"
 	"arena/store"
 	"arena/suite"
@@ -25,6 +26,7 @@ import (
 
 var practiceFlags = configFlags{
 	"catalog": "catalog.file", "llm-base-url": "llm.base_url", "llm-model": "llm.model", "llm-timeout": "llm.timeout",
+	"relay-base-url": "relay.base_url", "relay-models": "relay.models",
 }
 
 func newPracticeCommand(env *cliEnv) *cli.Command {
@@ -33,7 +35,8 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 		Usage: "play your agent the way a validator does, with no chain, and see how it scores",
 		UsageText: "arena practice --agent ws://HOST:PORT/arena/v1 [--problems N] [--types product,shop,voucher] [--catalog FILE]\n" +
 			"               [--suite FILE.jsonl] [--concurrency N] [--out DIR] [--json]\n" +
-			"arena practice --agent heuristic [--skill S] | --agent llm --llm-base-url URL --llm-model NAME",
+			"               [--relay-base-url URL [--relay-models M,...]] [--require-verified]\n" +
+			"arena practice --agent heuristic [--skill S] | --agent llm [--llm-base-url URL --llm-model NAME]",
 		Description: "Runs the validator's own episode runner, shop tools, rule metrics and reasoning judge (judge.kind,\n" +
 			"with its template cap over runs of validator.qualifying_problems) against your miner, on a local\n" +
 			"catalog (catalog.file or --catalog, else the generated default) and problems generated from it\n" +
@@ -46,10 +49,17 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			"--json prints one object with episodes, success, score, q, by_type, findings, and the rest.\n" +
 			"--out DIR stores the episodes and verdicts in the validator's format: `arena export --data DIR`\n" +
 			"reads them. See docs/mining.md.\n\n" +
+			"Verified inference (docs/scoring.md): --relay-base-url offers your agent the validator's inference\n" +
+			"relay (protocol version 2) to an OpenAI-compatible provider you name, serving the models in\n" +
+			"--relay-models (key from ARENA_RELAY_API_KEY); every step is then checked against the completion\n" +
+			"it names, and the report gives verified_share and the unverified and dictated steps.\n" +
+			"--require-verified scores as a validator under relay.required does: such steps earn nothing.\n" +
+			"--agent llm with a relay and no --llm-base-url takes every completion through the relay.\n\n" +
 			"Examples:\n" +
 			"  arena miner --listen 127.0.0.1:8091 &   # your agent, or the reference one\n" +
 			"  arena practice --agent ws://127.0.0.1:8091/arena/v1 --problems 30\n" +
-			"  arena practice --agent heuristic --skill 0.6 --types voucher --json",
+			"  arena practice --agent heuristic --skill 0.6 --types voucher --json\n" +
+			"  arena practice --agent llm --relay-base-url http://127.0.0.1:11434/v1 --relay-models qwen3:8b --require-verified",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "agent", Required: true, Usage: "the miner: `ws://HOST:PORT/arena/v1`, or heuristic or llm to practise a reference agent in process"},
 			&cli.IntFlag{Name: "problems", Value: 30, Usage: "play `N` problems"},
@@ -61,9 +71,12 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "store the episodes and verdicts in `DIR` (the validator's database format)", TakesFile: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
 			&cli.FloatFlag{Name: "skill", Value: 1, Usage: "--agent heuristic: strength `S` in 0..1"},
-			&cli.StringFlag{Name: "llm-base-url", Usage: "--agent llm: OpenAI-compatible endpoint `URL` (llm.base_url)"},
+			&cli.StringFlag{Name: "llm-base-url", Usage: "--agent llm: OpenAI-compatible endpoint `URL`, or stand-in for the offline stand-in (a script, not a model) (llm.base_url)"},
 			&cli.StringFlag{Name: "llm-model", Usage: "--agent llm: model `NAME` (llm.model)"},
 			&cli.DurationFlag{Name: "llm-timeout", Usage: "--agent llm: bound on one chat request (llm.timeout)"},
+			&cli.StringFlag{Name: "relay-base-url", Usage: "offer the inference relay to an OpenAI-compatible provider at `URL` (relay.base_url; key from ARENA_RELAY_API_KEY)"},
+			&cli.StringFlag{Name: "relay-models", Usage: "the relay's allowlist, comma-separated `MODELS` (relay.models)"},
+			&cli.BoolFlag{Name: "require-verified", Usage: "score as under relay.required: an unverified or dictated step earns nothing"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cfg, log, err := env.load(cmd, practiceFlags)
@@ -126,7 +139,11 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := practice.New(practice.Options{Tools: tools, Judge: jdg, Limits: limits, RunSize: cfg.Validator.QualifyingProblems}, quiet)
+			popts := practice.Options{Tools: tools, Judge: jdg, Limits: limits, RunSize: cfg.Validator.QualifyingProblems}
+			if popts.Relay, popts.Verification, err = practiceRelay(cfg, cmd.Bool("require-verified"), quiet); err != nil {
+				return err
+			}
+			p, err := practice.New(popts, quiet)
 			if err != nil {
 				return err
 			}
@@ -172,6 +189,25 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// practiceRelay is the relay practice offers and what scoring does with
+// verification: no chain, so relay.required's auto is off; a relay
+// reports findings (record) and --require-verified gates on them, with
+// or without a relay (a miner with none verifies nothing).
+func practiceRelay(cfg *config.Config, require bool, log zerolog.Logger) (episode.Relay, judge.Verification, error) {
+	var rl episode.Relay
+	mode := judge.VerifyOff
+	if cfg.Relay.BaseURL != "" {
+		var err error
+		if rl, mode, err = validator.NewRelay(*cfg, 0, log, prometheus.NewRegistry()); err != nil {
+			return nil, "", err
+		}
+	}
+	if require {
+		mode = judge.VerifyRequire
+	}
+	return rl, mode, nil
 }
 
 // parsePracticeTypes reads --types.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -16,6 +17,7 @@ import (
 
 	"arena/episode"
 	"arena/scoring/judge"
+	"arena/scoring/verify"
 	"arena/store"
 	"arena/suite"
 	"arena/validator/records"
@@ -35,6 +37,11 @@ type Options struct {
 	Anomalies bool
 	// ValidatorAddress is recorded in every trajectory.
 	ValidatorAddress string
+	// Verified gives the best racer's episodes a relay completion for
+	// every step and a verification that passes (protocol version 2), and
+	// the second racer's completions with its first step dictated and its
+	// last unverified.
+	Verified bool
 	// Bulk writes the episodes fast (marshalled on all cores, large
 	// transactions, no per-episode existence checks) for large fixtures.
 	// The stored keys and values are the same.
@@ -57,6 +64,19 @@ type Episode struct {
 	// Kind of racer: best, good, ungrounded, violation, duplicate,
 	// unjudged, aborted, unknown_tool.
 	Role string
+	// StepVerified says, per step, that the step verified against its
+	// relay completion and was not dictated (Options.Verified).
+	StepVerified []bool
+}
+
+// Verified reports whether every step of the episode verified.
+func (e *Episode) Verified() bool {
+	for _, ok := range e.StepVerified {
+		if !ok {
+			return false
+		}
+	}
+	return len(e.StepVerified) > 0
 }
 
 // Fixture is a built data dir.
@@ -194,6 +214,15 @@ func problemEpisodes(pi int, p *suite.Problem, o Options, block uint64) []pair {
 		e := records.Episode{Trajectory: tr, Kind: records.Racing, RaceID: uint64(pi/3 + 1), Hotkey: fmt.Sprintf("5Hotkey%02d", racer),
 			ProblemType: p.Type, Cluster: p.Cluster, Block: block}
 		fe := &Episode{ID: tr.EpisodeID, ProblemID: p.ID, Cluster: p.Cluster, Type: p.Type, Block: block, Steps: len(tr.Steps), Role: role}
+		if v != nil && v.Judge.Verification != nil {
+			fe.StepVerified = make([]bool, len(tr.Steps))
+			for i := range fe.StepVerified {
+				fe.StepVerified[i] = true
+			}
+			for _, is := range append(slices.Clone(v.Judge.Verification.Unverified), v.Judge.Verification.Dictated...) {
+				fe.StepVerified[is.Step] = false
+			}
+		}
 		if v != nil {
 			v.EpisodeID = tr.EpisodeID
 			v.Metrics.Type = p.Type
@@ -209,13 +238,30 @@ func problemEpisodes(pi int, p *suite.Problem, o Options, block uint64) []pair {
 		}
 		tr := trajectory(p, o.Steps, role, r)
 		v := verdict(role, r, len(tr.Steps))
+		if o.Verified && r < 2 {
+			relayed(&tr, fmt.Sprintf("%d-%d", pi, r))
+			v.Judge.Verification = &verify.Report{Steps: len(tr.Steps), Verified: len(tr.Steps)}
+			if r == 1 {
+				last := len(tr.Steps) - 1
+				v.Judge.Verification.Verified--
+				v.Judge.Verification.Unverified = []verify.Issue{{Step: last, Reason: "its tool calls differ from its completion's"}}
+				v.Judge.Verification.Dictated = []verify.Issue{{Step: 0, Reason: "an argument is in the prompt outside the query and the observations"}}
+				v.Judge.Findings = append(v.Judge.Findings,
+					judge.Finding{Name: judge.FindingUnverified, Detail: "fixture", Steps: []int{last}},
+					judge.Finding{Name: judge.FindingDictated, Detail: "fixture", Steps: []int{0}})
+			}
+		}
 		if role == "best" {
 			best = tr
 		}
 		add(role, r, tr, v)
 	}
 	if o.Anomalies {
-		add("duplicate", o.Racers, best, verdict("best", 0, len(best.Steps)))
+		dup := verdict("best", 0, len(best.Steps))
+		if o.Verified {
+			dup.Judge.Verification = &verify.Report{Steps: len(best.Steps), Verified: len(best.Steps)}
+		}
+		add("duplicate", o.Racers, best, dup)
 		add("unjudged", o.Racers+1, trajectory(p, o.Steps, "good", 1), nil)
 		ab := trajectory(p, o.Steps, "good", 1)
 		ab.EndReason = episode.ReasonAborted
@@ -417,6 +463,46 @@ func trajectory(p *suite.Problem, steps int, role string, racer int) episode.Tra
 			Results:   []episode.ToolResult{{ToolCallID: "call_0", Result: raw(map[string]any{"status": "success"})}},
 		})
 	return tr
+}
+
+// relayed binds each step of tr to a relay completion that returned it,
+// requested after the step's previous observation with the query in its
+// prompt, as a protocol-version-2 episode records them. tag makes the
+// completion ids unique.
+func relayed(tr *episode.Trajectory, tag string) {
+	tr.Protocol = 2
+	for i := range tr.Steps {
+		st := &tr.Steps[i]
+		id := fmt.Sprintf("arc-%s-%d", tag, i)
+		st.CompletionID = id
+		type call struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		calls := make([]call, len(st.ToolCalls))
+		for j, tc := range st.ToolCalls {
+			calls[j].ID, calls[j].Type = tc.ID, "function"
+			calls[j].Function.Name, calls[j].Function.Arguments = tc.Name, string(tc.Parameters)
+		}
+		prompt := "User query: " + tr.Query
+		for _, prev := range tr.Steps[:i] {
+			for _, r := range prev.Results {
+				prompt += "\n" + string(r.Result)
+			}
+		}
+		tr.Completions = append(tr.Completions, episode.Completion{ID: id, RequestID: fmt.Sprintf("r%d", i), Model: "fixture-model",
+			Request: raw(map[string]any{"model": "fixture-model", "messages": []map[string]any{{"role": "user", "content": prompt}}, "max_tokens": 2048}),
+			Response: raw(map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion", "model": "fixture-model",
+				"choices": []map[string]any{{"index": 0, "finish_reason": "tool_calls",
+					"message": map[string]any{"role": "assistant", "content": nil, "reasoning_content": st.Think, "tool_calls": calls}}},
+				"usage": map[string]any{"prompt_tokens": 100 + 50*i, "completion_tokens": 40, "total_tokens": 140 + 50*i}}),
+			Usage:        episode.Usage{PromptTokens: int64(100 + 50*i), CompletionTokens: 40, TotalTokens: int64(140 + 50*i)},
+			Observations: i})
+	}
 }
 
 func verdict(role string, racer, steps int) *records.Verdict {

@@ -15,6 +15,7 @@ package llmclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -129,6 +130,54 @@ func (c *Client) Chat(ctx context.Context, params openai.ChatCompletionNewParams
 		return openai.ChatCompletionMessage{}, fmt.Errorf("POST %s/chat/completions: %w", c.root, ErrNoChoices)
 	}
 	return resp.Choices[0].Message, nil
+}
+
+// RawReply is what ChatRaw reads of a chat completion: enough to meter it
+// and to tell it from an unusable answer. The caller keeps the body; the
+// SDK's full decode of every choice and message would cost more than the
+// rest of a relayed call.
+type RawReply struct {
+	Model   string            `json:"model"`
+	Choices []json.RawMessage `json:"choices"`
+	Usage   struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+		TotalTokens      int64 `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+// ChatRaw sends body, a whole chat-completions request body, byte for
+// byte (the inference relay forwards what it checked and records), and
+// returns the endpoint's response body as received together with what it
+// says of itself. An answer without choices fails with ErrNoChoices; other
+// errors are classified as Chat's.
+func (c *Client) ChatRaw(ctx context.Context, body []byte) ([]byte, *RawReply, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var raw []byte
+	_, err := c.chat.New(rctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
+	if err != nil {
+		return nil, nil, c.callError(ctx, rctx, "/chat/completions", err)
+	}
+	var resp RawReply
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return raw, nil, fmt.Errorf("POST %s/chat/completions: the response is not a chat completion: %w", c.root, err)
+	}
+	if len(resp.Choices) == 0 {
+		return raw, nil, fmt.Errorf("POST %s/chat/completions: %w", c.root, ErrNoChoices)
+	}
+	return raw, &resp, nil
+}
+
+// StatusCode is the HTTP status of an endpoint's error answer in err, or
+// 0 when err is not one.
+func StatusCode(err error) int {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
 }
 
 // Embeddings sends one embeddings request (BaseURL/embeddings). Its

@@ -25,7 +25,26 @@ type Case struct {
 	// when templated, capped (TemplateOptions.Apply, with the judge's
 	// GroundingOptions.Templates). Empty: not grouped.
 	Group string
+	// Verification says whether Evaluate checks the trajectory's steps
+	// against the relay's completions (package scoring/verify). Only
+	// Evaluate applies it; EvaluateBatch scores recorded episodes as
+	// they were judged.
+	Verification Verification
 }
+
+// Verification is what Evaluate does with verified inference.
+type Verification string
+
+const (
+	// VerifyOff: no relay; steps are not checked (version 1 as before).
+	VerifyOff Verification = ""
+	// VerifyRecord: steps are checked and the findings recorded, with no
+	// effect on the score (relay.required false).
+	VerifyRecord Verification = "record"
+	// VerifyRequire: an unverified or dictated step gives the episode no
+	// credit (relay.required).
+	VerifyRequire Verification = "require"
+)
 
 // Evaluation is the score of one Case.
 type Evaluation struct {

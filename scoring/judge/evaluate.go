@@ -6,6 +6,7 @@ import (
 
 	"arena/episode"
 	"arena/scoring"
+	"arena/scoring/verify"
 )
 
 // Evaluate scores one episode the way a validator does: the rule metrics
@@ -25,7 +26,39 @@ func Evaluate(ctx context.Context, j Judge, c Case, opts scoring.Options) (Evalu
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("episode %s: judge: %w", tr.EpisodeID, err)
 	}
-	return Evaluation{Metrics: m, Verdict: v, Final: scoring.Final(&m, v.Score)}, nil
+	ApplyVerification(&v, tr, c.Verification)
+	return Evaluation{Metrics: m, Verdict: v, Final: Credit(&m, &v)}, nil
+}
+
+// ApplyVerification checks tr's steps against its relay completions
+// (package scoring/verify) under mode, recording the report and the
+// unverified and dictated findings in v; under VerifyRequire a failing
+// step sets v.NoCredit. It is idempotent.
+func ApplyVerification(v *Verdict, tr *episode.Trajectory, mode Verification) {
+	if mode == VerifyOff || tr == nil || v.Verification != nil {
+		return
+	}
+	rep := verify.Check(tr)
+	v.Verification = &rep
+	if len(rep.Unverified) > 0 {
+		v.Findings = append(v.Findings, Finding{Name: FindingUnverified, Detail: verify.Detail(rep.Unverified), Steps: verify.Steps(rep.Unverified)})
+	}
+	if len(rep.Dictated) > 0 {
+		v.Findings = append(v.Findings, Finding{Name: FindingDictated, Detail: verify.Detail(rep.Dictated), Steps: verify.Steps(rep.Dictated)})
+	}
+	if mode == VerifyRequire && !rep.OK() {
+		v.NoCredit = true
+	}
+}
+
+// Credit is the episode's final score: scoring.Final, or 0 when the
+// verdict gives no credit (an unverified or dictated step under
+// relay.required).
+func Credit(m *scoring.Metrics, v *Verdict) float64 {
+	if v.NoCredit {
+		return 0
+	}
+	return scoring.Final(m, v.Score)
 }
 
 // ApplyRun applies p's template rule to one miner's run (a qualifying run,
@@ -36,7 +69,7 @@ func (p Policy) ApplyRun(trajs []*episode.Trajectory, metrics []*scoring.Metrics
 	f, ok := p.Templates.Apply(trajs, verdicts)
 	if ok {
 		for i := range finals {
-			*finals[i] = scoring.Final(metrics[i], verdicts[i].Score)
+			*finals[i] = Credit(metrics[i], verdicts[i])
 		}
 	}
 	return f, ok

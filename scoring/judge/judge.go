@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"arena/episode"
+	"arena/scoring/verify"
 )
 
 // Judge scores the reasoning of one trajectory. Implementations never
@@ -51,6 +52,22 @@ type Verdict struct {
 	// verdict clipped to the evidence (FindingClipped), thinks that
 	// address the judge (FindingInjection).
 	Findings []Finding `json:"findings,omitempty"`
+	// Verification is the check of the steps against the relay's
+	// completions (protocol version 2; nil when the validator runs no
+	// relay).
+	Verification *verify.Report `json:"verification,omitempty"`
+	// NoCredit: under relay.required a step was unverified or dictated,
+	// so the episode's final score is 0 whatever its answer (Credit).
+	NoCredit bool `json:"no_credit,omitempty"`
+}
+
+// VerifiedSteps counts the verdict's steps that verified and were not
+// dictated, and its steps (0, 0 without a verification).
+func (v *Verdict) VerifiedSteps() (verified, steps int) {
+	if v.Verification == nil {
+		return 0, 0
+	}
+	return v.Verification.Verified - len(v.Verification.Dictated), v.Verification.Steps
 }
 
 // Finding names one thing a judge found, with its evidence.
@@ -71,6 +88,11 @@ const (
 	FindingTemplated = "templated"
 	FindingClipped   = "clipped"
 	FindingInjection = "injection"
+	// FindingUnverified and FindingDictated (package scoring/verify)
+	// name steps that did not come from a relay completion, and steps
+	// whose completion was told its answer by the prompt.
+	FindingUnverified = verify.Unverified
+	FindingDictated   = verify.Dictated
 )
 
 // Has reports whether v carries a finding named name.

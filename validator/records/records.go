@@ -107,6 +107,10 @@ type Race struct {
 	// deleted (PruneEpisode). Its scores stay: Heat, Results and Episodes
 	// are the record's own.
 	EpisodesPruned int `json:"episodes_pruned,omitempty"`
+	// VoidRacers are the racers for whom the relay's provider failed in
+	// this race: their rows are not in Heat, so the race is no evidence
+	// for or against them.
+	VoidRacers []uint16 `json:"void_racers,omitempty"`
 }
 
 // RaceState is the race state machine's persisted value plus the

@@ -1,0 +1,333 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"arena/chain"
+	"arena/episode"
+	"arena/shop"
+	"arena/shop/gen"
+)
+
+// BenchmarkRelayOverhead measures what the relay adds to one completion
+// as a miner sees it, at 64 concurrent episodes (16 miners × 4, a race's
+// load) on loopback: the miner's infer over the episode websocket → the
+// runner → the relay's checks and budget → internal/llmclient → an
+// httptest provider → back the same way, minus the provider's own time
+// (from its handler having read the request to its writing the answer).
+// Each op is one completion. Reported: p50-µs and p99-µs of that
+// overhead, and the process's CPU time per completion. Sub-benchmarks
+// vary the provider's own time (0: completions back to back, every core
+// busy relaying, a saturation test; 250 ms: still several times the
+// completion rate of 64 episodes on a real provider, which answers in
+// seconds) and the prompt size (8 KiB, a mid-episode prompt; 64 KiB, a
+// long one). direct=true is the floor to read them against: the same
+// agents post the same bodies straight to the provider over HTTP, with
+// no relay and no websocket hop, as a miner with its own endpoint would.
+// Recorded in docs/benchmarks.md ("Inference relay").
+func BenchmarkRelayOverhead(b *testing.B) {
+	tools := benchTools(b)
+	for _, bc := range []struct {
+		name     string
+		provider time.Duration
+		prompt   int
+		direct   bool
+	}{
+		{"provider=0ms/prompt=8KiB", 0, 8 << 10, false},
+		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10, false},
+		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10, false},
+		{"provider=250ms/prompt=8KiB/direct=true", 250 * time.Millisecond, 8 << 10, true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			defer goleak.VerifyNone(b, goleak.IgnoreCurrent())
+			benchOverhead(b, tools, bc.provider, bc.prompt, bc.direct)
+		})
+	}
+}
+
+const (
+	benchMiners     = 16
+	benchPerMiner   = 4
+	benchConcurrent = benchMiners * benchPerMiner
+)
+
+func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int, direct bool) {
+	prov := newBenchProvider(providerTime)
+	defer prov.Close()
+	rl, err := New(Options{BaseURL: prov.URL + "/v1", Models: []string{"bench-model"}, Timeout: time.Minute,
+		Budget:    Budget{Completions: 1 << 30, PromptTokens: 1 << 50, CompletionTokens: 1 << 50, WallTime: time.Hour},
+		LookupEnv: func(string) (string, bool) { return "", false }}, zerolog.Nop(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Close()
+	vkey, _ := crypto.GenerateKey()
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: chain.NewSigner(vkey), Tools: tools, Relay: rl,
+		Limits: episode.Limits{StepTimeout: 10 * time.Minute, EpisodeTimeout: 20 * time.Minute, MaxConcurrentEpisodes: benchPerMiner}},
+		zerolog.Nop(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	own := &http.Transport{MaxIdleConnsPerHost: benchConcurrent}
+	defer own.CloseIdleConnections()
+	ownClient := &http.Client{Transport: own}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	rec := &overheads{prov: prov}
+	agent := episode.AgentFunc(func(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
+		// One step that takes completions until the op budget is spent,
+		// so every op is one relayed completion and nothing else.
+		for n := 0; left.Add(-1) >= 0; n++ {
+			marker := fmt.Sprintf("mark-%s-%d", v.EpisodeID, n)
+			body := benchBody(marker, promptBytes)
+			t0 := time.Now()
+			if direct {
+				resp, err := ownClient.Post(prov.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return episode.Action{}, err
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					return episode.Action{}, fmt.Errorf("direct call: %d %v", resp.StatusCode, err)
+				}
+			} else {
+				res, err := v.Infer(ctx, body)
+				if err != nil {
+					return episode.Action{}, err
+				}
+				if len(res.Completion) == 0 {
+					return episode.Action{}, fmt.Errorf("empty completion")
+				}
+			}
+			rec.add(marker, time.Since(t0))
+		}
+		return episode.Action{Think: "done", ToolCalls: []episode.ToolCall{{ID: "c", Name: "terminate", Parameters: []byte(`{"status":"success"}`)}}}, nil
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var servers sync.WaitGroup
+	defer servers.Wait()
+	defer cancel()
+	miners := make([]episode.Miner, benchMiners)
+	for i := range miners {
+		mkey, _ := crypto.GenerateKey()
+		signer := chain.NewSigner(mkey)
+		srv, err := episode.NewServer(episode.ServerOptions{Signer: signer, Agent: agent, MaxConcurrentEpisodes: benchConcurrent},
+			zerolog.Nop(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		servers.Go(func() { _ = srv.Serve(ctx, ln) })
+		miners[i] = episode.Miner{UID: uint16(i + 1), Hotkey: chain.Mirror(signer.Address), Endpoint: ln.Addr().String()}
+	}
+	problems := make([]episode.Problem, benchPerMiner)
+	for i := range problems {
+		problems[i] = episode.Problem{ID: fmt.Sprintf("p%d", i), Query: "I want red running shoes under 100"}
+	}
+
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	var races sync.WaitGroup
+	for _, m := range miners {
+		races.Go(func() {
+			for _, tr := range runner.Run(ctx, m, problems) {
+				if tr.EndReason != episode.ReasonTerminated {
+					b.Errorf("uid %d: episode ended %s: %s", m.UID, tr.EndReason, tr.EndDetail)
+				}
+			}
+		})
+	}
+	races.Wait()
+	b.StopTimer()
+	cpu := cpuTime(b) - cpu0
+
+	p50, p99 := rec.percentiles(b)
+	b.ReportMetric(float64(p50.Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(p99.Nanoseconds())/1e3, "p99-µs")
+	// CPU time per completion of the whole process (miners, runner,
+	// relay and the fake provider together): what the path costs,
+	// whatever else the machine is doing.
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/op")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// overheads pairs each completion's round trip at the miner with the
+// provider's own time for the same request.
+type overheads struct {
+	prov *benchProvider
+	mu   sync.Mutex
+	rtt  map[string]time.Duration
+}
+
+func (o *overheads) add(marker string, rtt time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rtt == nil {
+		o.rtt = map[string]time.Duration{}
+	}
+	o.rtt[marker] = rtt
+}
+
+func (o *overheads) percentiles(b *testing.B) (p50, p99 time.Duration) {
+	b.Helper()
+	own := o.prov.times()
+	d := make([]time.Duration, 0, len(o.rtt))
+	for marker, rtt := range o.rtt {
+		pt, ok := own[marker]
+		if !ok {
+			b.Fatalf("the provider never answered %s", marker)
+		}
+		d = append(d, rtt-pt)
+	}
+	if len(d) != b.N {
+		b.Fatalf("%d completions timed, want %d", len(d), b.N)
+	}
+	slices.Sort(d)
+	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)]
+}
+
+// benchProvider answers every chat completion with one canned tool call
+// after holding it for its own time, and records that time by the
+// request's marker.
+type benchProvider struct {
+	*httptest.Server
+	mu  sync.Mutex
+	own map[string]time.Duration
+}
+
+var benchAnswer = []byte(`{"id":"chatcmpl-bench","object":"chat.completion","created":1760000000,"model":"bench-model",` +
+	`"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,` +
+	`"reasoning_content":"The search returned p1 at 42.5 and p2 at 99; p1 is under the user's 100 budget and ships free, so I look at its details before recommending it.",` +
+	`"tool_calls":[{"id":"call_0","type":"function","function":{"name":"view_product_information","arguments":"{\"product_ids\":\"p1\"}"}}]}}],` +
+	`"usage":{"prompt_tokens":2100,"completion_tokens":64,"total_tokens":2164}}`)
+
+func newBenchProvider(hold time.Duration) *benchProvider {
+	p := &benchProvider{own: map[string]time.Duration{}}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		t0 := time.Now()
+		i := bytes.Index(body, []byte("mark-"))
+		if i < 0 {
+			http.Error(w, "no marker", http.StatusBadRequest)
+			return
+		}
+		marker := string(body[i : i+bytes.IndexByte(body[i:], '"')])
+		if hold > 0 {
+			t := time.NewTimer(hold)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		own := time.Since(t0)
+		p.mu.Lock()
+		p.own[marker] = own
+		p.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(benchAnswer)
+	}))
+	return p
+}
+
+func (p *benchProvider) times() map[string]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.own
+}
+
+// benchBody is a chat request of about size bytes: a system prompt, the
+// query, a search and its result, padded with more results.
+func benchBody(marker string, size int) []byte {
+	var results strings.Builder
+	results.WriteString("[")
+	for i := 0; results.Len() < size-1200; i++ {
+		if i > 0 {
+			results.WriteString(",")
+		}
+		fmt.Fprintf(&results, `{"product_id":"p%d","shop_id":"s%d","title":"Lightweight red running shoe %d with breathable mesh","price":%d.5,"sold_count":%d,"service":["freeShipping"]}`, i, i%7, i, 40+i%60, 100*i)
+	}
+	results.WriteString("]")
+	msgs := fmt.Sprintf(`[{"role":"system","content":"You are a shopping agent. Use the tools to find what the user asks for, reason about the results, and recommend products by id."},`+
+		`{"role":"user","content":"I want red running shoes under 100, ref %s"},`+
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"find_product","arguments":"{\"q\":\"red running shoes\",\"page\":1}"}}]},`+
+		`{"role":"tool","tool_call_id":"call_0","content":%q}]`, marker, results.String())
+	return []byte(`{"model":"bench-model","temperature":0.6,"messages":` + msgs + `}`)
+}
+
+var (
+	benchToolsOnce sync.Once
+	benchToolsVal  *shop.Tools
+	benchToolsErr  error
+)
+
+// benchTools is a small shop: the runner needs tools to offer, and the
+// benchmark's agent calls none.
+func benchTools(b *testing.B) *shop.Tools {
+	b.Helper()
+	benchToolsOnce.Do(func() {
+		g, err := gen.New(gen.Options{Products: 200, Seed: 1}, zerolog.Nop())
+		if err != nil {
+			benchToolsErr = err
+			return
+		}
+		ps, err := g.Products(context.Background())
+		if err != nil {
+			benchToolsErr = err
+			return
+		}
+		cat, err := shop.NewCatalog(ps)
+		if err != nil {
+			benchToolsErr = err
+			return
+		}
+		idx, err := shop.BuildIndex(context.Background(), cat, shop.IndexOptions{Workers: 1}, zerolog.Nop())
+		if err != nil {
+			benchToolsErr = err
+			return
+		}
+		benchToolsVal, benchToolsErr = shop.NewTools(shop.ToolsOptions{Index: idx}, zerolog.Nop(), nil)
+	})
+	if benchToolsErr != nil {
+		b.Fatal(benchToolsErr)
+	}
+	return benchToolsVal
+}

@@ -95,7 +95,8 @@ func Dir() (string, error) {
 }
 
 // Available reports why the miner cannot run here (nil when it can): node
-// missing, or the package not installed or not built.
+// missing, or the package not installed, not built or built from older
+// sources.
 func Available() error {
 	dir, err := Dir()
 	if err != nil {
@@ -110,6 +111,22 @@ func Available() error {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dist", "main.js")); err != nil {
 		return fmt.Errorf("%s/dist/main.js is missing: build the miner first %s", dir, build)
+	}
+	// A dist/ older than its sources would test code that is not the
+	// miner's any more.
+	srcs, err := filepath.Glob(filepath.Join(dir, "src", "*.ts"))
+	if err != nil {
+		return err
+	}
+	for _, src := range srcs {
+		js := filepath.Join(dir, "dist", strings.TrimSuffix(filepath.Base(src), ".ts")+".js")
+		si, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		if ji, err := os.Stat(js); err != nil || ji.ModTime().Before(si.ModTime()) {
+			return fmt.Errorf("%s is missing or older than %s: rebuild the miner %s", js, src, build)
+		}
 	}
 	return nil
 }

@@ -45,8 +45,12 @@ func (r *run) single(ctx context.Context, sp spec) *played {
 		r.failf(sp.clause, "%s: could not connect: %v", sp.label, err)
 		return nil
 	}
-	defer w.close()
+	if sp.relay == nil {
+		sp.relay = r.c.relay
+	}
 	p := w.play(ctx, r.c.tools, sp)
+	w.close()
+	r.stray = append(r.stray, w.stray...)
 	r.played = append(r.played, p)
 	if !p.reason.Normal() {
 		r.failf(sp.clause, "%s", p.violation())
@@ -99,6 +103,17 @@ func (r *run) checkEpisodes(ctx context.Context) {
 		v.pass = fmt.Sprintf("step %d's results were replaced by internal errors; the agent answered with a valid step and called terminate (%s) at step %d of max_steps %d",
 			p.injectedAt, p.status, p.steps-1, lim.MaxSteps)
 	}
+	if ctx.Err() != nil || !r.v2 {
+		return
+	}
+
+	r.fault = r.single(ctx, spec{clause: RelayErrors, label: "relay_errors episode (provider down)", query: q[(r.opts.Concurrent+3)%len(q)], limits: lim,
+		relayFault: true})
+	if ctx.Err() != nil {
+		return
+	}
+	r.spent = r.single(ctx, spec{clause: RelayErrors, label: fmt.Sprintf("relay_errors episode (max_completions %d)", r.opts.SpentCompletions),
+		query: q[(r.opts.Concurrent+4)%len(q)], limits: lim, relay: r.c.spent})
 }
 
 // checkConcurrency starts several episodes at once on one connection and
@@ -118,11 +133,13 @@ func (r *run) checkConcurrency(ctx context.Context) {
 	ps := make([]*played, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		sp := spec{clause: Concurrency, label: fmt.Sprintf("concurrency episode %d of %d", i+1, n), query: r.c.queries[i%len(r.c.queries)], limits: lim, barrier: b}
+		sp := spec{clause: Concurrency, label: fmt.Sprintf("concurrency episode %d of %d", i+1, n), query: r.c.queries[i%len(r.c.queries)], limits: lim, barrier: b,
+			relay: r.c.relay}
 		wg.Go(func() { ps[i] = w.play(ctx, r.c.tools, sp) })
 	}
 	wg.Wait()
 	w.close()
+	r.stray = append(r.stray, w.stray...)
 	r.played = append(r.played, ps...)
 	var steps []string
 	same := true
@@ -191,7 +208,11 @@ func (r *run) judgeEvidence() {
 	}
 	r.judgeCloseCodes()
 	r.judgeAcross()
-	for _, cl := range []Clause{CloseCodes, Messages, Concurrency, OneStep, Limits, Timeouts, ToolCalls, ToolErrors} {
+	r.judgeRelay()
+	if r.v2 {
+		r.judgeRelayErrors(r.fault, r.spent)
+	}
+	for _, cl := range []Clause{CloseCodes, Messages, Concurrency, OneStep, Limits, Timeouts, ToolCalls, ToolErrors, Infer, InferRequests, Verified, Dictated, RelayErrors} {
 		v := r.verdict(cl)
 		res := Result{Clause: cl, Duration: v.dur}
 		switch {

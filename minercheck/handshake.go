@@ -284,3 +284,48 @@ func (r *run) checkRefusals(ctx context.Context) error {
 	r.verdict(CloseCodes).dur = time.Since(start)
 	return nil
 }
+
+// checkNegotiation runs the negotiation clause on a connection of its
+// own: a hello offering max_version 2 must be answered with version 2,
+// signed over the version-2 payload. Only then do the episodes offer
+// version 2 with the relay.
+func (r *run) checkNegotiation(ctx context.Context) {
+	start := time.Now()
+	if r.opts.MaxVersion < episode.Version2 {
+		r.set(Negotiation, Skip, start, "not checked: the check offers protocol version 1 only (--max-version 1)")
+		return
+	}
+	ws, err := r.dial(ctx)
+	if err != nil {
+		r.set(Negotiation, Fail, start, "could not connect: %v", err)
+		return
+	}
+	defer closeGently(ws)
+	hello, nonce, err := episode.NewHelloUpTo(r.validator.PrivateKey(), time.Now(), episode.Version2)
+	if err == nil {
+		var frame []byte
+		if frame, err = episode.Encode(hello); err == nil {
+			a := r.exchange(ctx, ws, frame, r.opts.HandshakeTimeout)
+			r.judgeNegotiation(start, a, nonce)
+			return
+		}
+	}
+	r.set(Negotiation, Fail, start, "internal: %v", err)
+}
+
+func (r *run) judgeNegotiation(start time.Time, a answer, nonce [episode.NonceBytes]byte) {
+	if a.ack == nil {
+		r.set(Negotiation, Fail, start, "a hello offering max_version 2 got no hello_ack: %s: %s (a miner that does not know max_version must ignore it)", a.reason, a.detail)
+		return
+	}
+	if a.ack.Version == episode.Version {
+		r.set(Negotiation, Fail, start, "a hello offering max_version 2 was answered with version 1: the miner's steps name no completion, so a validator that requires verification (relay.required, the default on finney and testnet) credits none of them")
+		return
+	}
+	if _, err := episode.VerifyHelloAckUpTo(a.ack, r.validator.Address, nonce, time.Now(), episode.DefaultMaxClockSkew, episode.Version2); err != nil {
+		r.set(Negotiation, Fail, start, "the version-%d hello_ack does not verify: %v", a.ack.Version, err)
+		return
+	}
+	r.v2 = true
+	r.set(Negotiation, Pass, start, "hello_ack of version 2 in %s, signed over the version-2 payload", short(a.elapsed))
+}

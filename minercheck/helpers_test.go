@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,19 +31,51 @@ func testOptions() Options {
 }
 
 var (
-	checkerOnce sync.Once
-	checker     *Checker
-	checkerErr  error
+	checkerOnce           sync.Once
+	checker, relayChecker *Checker
+	checkerErr            error
 )
 
-// sharedChecker is built once: its catalog is the same for every test.
+// sharedChecker offers protocol version 1 only, as a validator without a
+// relay does: the hostile miners of episodetest speak version 1, and
+// their verdicts are about the version-1 clauses. It is built once: its
+// catalog is the same for every test.
 func sharedChecker(t *testing.T) *Checker {
 	t.Helper()
-	checkerOnce.Do(func() { checker, checkerErr = New(testOptions(), zerolog.Nop()) })
+	buildCheckers(t)
+	return checker
+}
+
+// sharedRelayChecker offers version 2 with the relay, as the command does.
+func sharedRelayChecker(t *testing.T) *Checker {
+	t.Helper()
+	buildCheckers(t)
+	return relayChecker
+}
+
+func buildCheckers(t *testing.T) {
+	t.Helper()
+	checkerOnce.Do(func() {
+		v1 := testOptions()
+		v1.MaxVersion = episode.Version
+		// Every relayed step takes a round through the validator's
+		// relay, which the race detector slows down tenfold.
+		v2 := testOptions()
+		v2.StepTimeout = 3 * time.Second
+		if checker, checkerErr = New(v1, zerolog.Nop()); checkerErr == nil {
+			relayChecker, checkerErr = New(v2, zerolog.Nop())
+		}
+	})
 	if checkerErr != nil {
 		t.Fatal(checkerErr)
 	}
-	return checker
+}
+
+// v1Clauses are the clauses of protocol version 1: every clause before
+// negotiation.
+func v1Clauses() []Clause {
+	all := Clauses()
+	return all[:slices.Index(all, Negotiation)]
 }
 
 func newSigner(t testing.TB) *chain.Signer {
@@ -61,7 +94,13 @@ func wsURL(hostport string) string { return "ws://" + hostport + episode.Path }
 // opts may narrow it.
 func startReference(t *testing.T, opts episode.ServerOptions) string {
 	t.Helper()
-	agent, err := miner.NewAgent(miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: 1}, zerolog.Nop())
+	return startAgent(t, opts, miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: 1})
+}
+
+// startAgent serves the reference miner with the agent kind.
+func startAgent(t *testing.T, opts episode.ServerOptions, kind miner.AgentOptions) string {
+	t.Helper()
+	agent, err := miner.NewAgent(kind, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

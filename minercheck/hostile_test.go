@@ -35,10 +35,10 @@ type expectation struct {
 // handshake: the hostile miners verify hellos as the reference does.
 var handshakeClauses = []Clause{Handshake, Signature, Replay, Version, ForgedHello}
 
-// others is every clause but the given ones.
+// others is every version-1 clause but the given ones.
 func others(except ...Clause) []Clause {
 	var out []Clause
-	for _, c := range Clauses() {
+	for _, c := range v1Clauses() {
 		if !slices.Contains(except, c) {
 			out = append(out, c)
 		}
@@ -70,7 +70,7 @@ func sharedExpectations() map[string]*expectation {
 		"replayed hello":                   {fail: Handshake, detail: "replay: hello_ack signs nonce abababab"},
 		// Identity is the metagraph's: without a chain the check cannot
 		// tell, and this miner is otherwise proper.
-		"another uid's key": {pass: Clauses()},
+		"another uid's key": {pass: v1Clauses()},
 		"never acks":        {fail: Handshake, detail: "handshake_timeout"},
 		"binary frame":      {fail: Messages, detail: "binary frame", pass: afterHandshake},
 		// It also answers the observation that ended the episode.

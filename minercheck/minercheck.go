@@ -11,7 +11,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"arena/chain"
+	"arena/config"
 	"arena/episode"
+	"arena/relay"
 	"arena/shop"
 	"arena/shop/gen"
 )
@@ -34,11 +36,19 @@ const (
 	Timeouts    Clause = "timeouts"
 	ToolCalls   Clause = "tool_calls"
 	ToolErrors  Clause = "tool_errors"
+	// Protocol version 2, the inference relay (docs/protocol.md, section 9).
+	Negotiation   Clause = "negotiation"
+	Infer         Clause = "infer"
+	InferRequests Clause = "infer_requests"
+	Verified      Clause = "verified"
+	Dictated      Clause = "dictated"
+	RelayErrors   Clause = "relay_errors"
 )
 
 // Clauses lists every clause in report order.
 func Clauses() []Clause {
-	return []Clause{Handshake, Signature, Replay, Version, ForgedHello, CloseCodes, Messages, Concurrency, OneStep, Limits, Timeouts, ToolCalls, ToolErrors}
+	return []Clause{Handshake, Signature, Replay, Version, ForgedHello, CloseCodes, Messages, Concurrency, OneStep, Limits, Timeouts, ToolCalls, ToolErrors,
+		Negotiation, Infer, InferRequests, Verified, Dictated, RelayErrors}
 }
 
 // Describe says in one line what the clause requires.
@@ -57,7 +67,7 @@ func (c Clause) Describe() string {
 	case CloseCodes:
 		return "refusals, also of a malformed hello or another first message, are close frames 1008 naming the reason; no mid-episode drops"
 	case Messages:
-		return "every frame the miner sends is a text frame holding a valid step message"
+		return "every frame the miner sends is a text frame holding a valid step message (an infer is the infer clause's)"
 	case Concurrency:
 		return "episodes started at once on one connection all answer step 0 before any observation, and end normally"
 	case OneStep:
@@ -70,6 +80,18 @@ func (c Clause) Describe() string {
 		return "tool calls name tools that episode_start offered, with JSON-object parameters and ids unique in the step"
 	case ToolErrors:
 		return "after an observation of error results, a valid step, and terminate within max_steps"
+	case Negotiation:
+		return "a hello offering max_version 2 gets a hello_ack of version 2, signed over the version-2 payload"
+	case Infer:
+		return "infers are valid, name a live episode of the connection whose step is owed, and never reuse a request_id of the episode"
+	case InferRequests:
+		return "every infer body is one the relay forwards: a model of relay.models, relayed fields in bounds, max_tokens within relay.max_tokens"
+	case Verified:
+		return "every step names a completion of its episode, requested after its previous observation, and is exactly that completion"
+	case Dictated:
+		return "no verified step's completion chose a value its prompt names outside the query and the observations"
+	case RelayErrors:
+		return "after provider_error answers, and with the episode's completions spent, valid steps in time and terminate"
 	}
 	return ""
 }
@@ -105,6 +127,17 @@ type Options struct {
 	// Products is the size of the generated catalog the tool calls run
 	// on; default 2000.
 	Products int
+	// MaxVersion is the highest protocol version the check offers;
+	// default episode.MaxVersion. 1 checks a version-1 miner: the
+	// version-2 clauses are skipped.
+	MaxVersion int
+	// Models is the relay's allowlist announced in episode_start;
+	// default the subnet's (config.DefaultRelayModels). The scripted
+	// model answers as any of them.
+	Models []string
+	// SpentCompletions is max_completions in the relay_errors clause's
+	// episode that runs out of completions; default 2.
+	SpentCompletions int
 }
 
 func (o Options) withDefaults() Options {
@@ -133,6 +166,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Products <= 0 {
 		o.Products = 2000
+	}
+	if o.MaxVersion <= 0 {
+		o.MaxVersion = episode.MaxVersion
+	}
+	if len(o.Models) == 0 {
+		o.Models = config.Default().Relay.ModelList()
+	}
+	if o.SpentCompletions <= 0 {
+		o.SpentCompletions = 2
 	}
 	return o
 }
@@ -165,6 +207,12 @@ type Checker struct {
 	tools   *shop.Tools
 	queries []string
 	log     zerolog.Logger
+
+	// relay is offered in every version-2 episode; spent, with
+	// SpentCompletions completions an episode, in relay_errors'.
+	relay, spent  *relay.Relay
+	models        []string
+	maxInferBytes int
 }
 
 // New generates the catalog the tool calls run on and checks the options.
@@ -174,6 +222,18 @@ func New(opts Options, log zerolog.Logger) (*Checker, error) {
 		if err := l.Validate(); err != nil {
 			return nil, fmt.Errorf("miner check: %w", err)
 		}
+	}
+	if opts.MaxVersion > episode.MaxVersion {
+		return nil, fmt.Errorf("miner check: protocol version %d: this check speaks up to %d", opts.MaxVersion, episode.MaxVersion)
+	}
+	quietRelay := log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
+	rl, err := newRelay(opts.Models, relay.Budget{}, quietRelay)
+	if err != nil {
+		return nil, fmt.Errorf("miner check: %w", err)
+	}
+	spent, err := newRelay(opts.Models, relay.Budget{Completions: opts.SpentCompletions}, quietRelay)
+	if err != nil {
+		return nil, fmt.Errorf("miner check: %w", err)
 	}
 	ctx := context.Background()
 	// Building the catalog is not news to someone checking a miner.
@@ -205,7 +265,8 @@ func New(opts Options, log zerolog.Logger) (*Checker, error) {
 		words := strings.Fields(products[i].Title)
 		queries = append(queries, "I want "+strings.Join(words[:min(4, len(words))], " "))
 	}
-	return &Checker{opts: opts, tools: tools, queries: queries, log: log.With().Str("component", "minercheck").Logger()}, nil
+	return &Checker{opts: opts, tools: tools, queries: queries, log: log.With().Str("component", "minercheck").Logger(),
+		relay: rl, spent: spent, models: opts.Models, maxInferBytes: episode.DefaultMaxInferBytes}, nil
 }
 
 // ParseEndpoint checks a miner URL, ws://HOST:PORT/arena/v1, and returns
@@ -240,6 +301,7 @@ func (c *Checker) Run(ctx context.Context, endpoint string) (*Report, error) {
 		if err := r.checkRefusals(ctx); err != nil {
 			return nil, err
 		}
+		r.checkNegotiation(ctx)
 		r.checkEpisodes(ctx)
 		r.judgeEvidence()
 	}
@@ -274,6 +336,13 @@ type run struct {
 	hello     []byte // the frame of the hello the miner accepted
 	ack       *episode.HelloAck
 	minerAddr common.Address
+	// v2: the miner took protocol version 2 (the negotiation clause), so
+	// episodes offer it with the relay.
+	v2 bool
+	// stray are infers that named no live episode of their connection;
+	// fault and spent are the relay_errors clause's episodes.
+	stray        []string
+	fault, spent *played
 
 	refusals []refusal
 	played   []*played

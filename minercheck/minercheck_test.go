@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,27 +18,48 @@ import (
 
 	"arena/episode"
 	"arena/episode/episodetest"
+	"arena/miner"
 )
 
-// TestReferenceMinerPasses: the reference miner passes every clause.
+// TestReferenceMinerPasses: the reference miner passes every clause it
+// can be held to: the heuristic agent every version-1 clause when the
+// check offers version 1, the LLM agent taking its completions through
+// the relay every clause of version 2 too.
 func TestReferenceMinerPasses(t *testing.T) {
-	rep := check(t, sharedChecker(t), startReference(t, episode.ServerOptions{}))
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Log("\n" + out.String())
-	if len(rep.Clauses) != len(Clauses()) {
-		t.Fatalf("%d results for %d clauses", len(rep.Clauses), len(Clauses()))
+	tests := []struct {
+		name    string
+		checker *Checker
+		agent   miner.AgentOptions
+		pass    []Clause
+	}{
+		{name: "heuristic, version 1", checker: sharedChecker(t), agent: miner.AgentOptions{Kind: miner.AgentHeuristic, Skill: 1}, pass: v1Clauses()},
+		{name: "llm through the relay, version 2", checker: sharedRelayChecker(t), agent: miner.AgentOptions{Kind: miner.AgentLLM}, pass: Clauses()},
 	}
-	for i, res := range rep.Clauses {
-		if res.Clause != Clauses()[i] {
-			t.Errorf("result %d is %s, want %s", i, res.Clause, Clauses()[i])
-		}
-		if res.Status != Pass {
-			t.Errorf("%s: %s: %s", res.Clause, res.Status, res.Detail)
-		}
-	}
-	if !rep.OK || rep.Passed != len(Clauses()) || rep.Miner == "" || rep.Hotkey == "" {
-		t.Errorf("report: ok %v, %d passed, miner %q, hotkey %q", rep.OK, rep.Passed, rep.Miner, rep.Hotkey)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := check(t, tt.checker, startAgent(t, episode.ServerOptions{}, tt.agent))
+			var out bytes.Buffer
+			rep.Print(&out)
+			t.Log("\n" + out.String())
+			if len(rep.Clauses) != len(Clauses()) {
+				t.Fatalf("%d results for %d clauses", len(rep.Clauses), len(Clauses()))
+			}
+			for i, res := range rep.Clauses {
+				if res.Clause != Clauses()[i] {
+					t.Errorf("result %d is %s, want %s", i, res.Clause, Clauses()[i])
+				}
+				want := Skip
+				if slices.Contains(tt.pass, res.Clause) {
+					want = Pass
+				}
+				if res.Status != want {
+					t.Errorf("%s: %s: %s; want %s", res.Clause, res.Status, res.Detail, want)
+				}
+			}
+			if !rep.OK || rep.Passed != len(tt.pass) || rep.Miner == "" || rep.Hotkey == "" {
+				t.Errorf("report: ok %v, %d passed, miner %q, hotkey %q", rep.OK, rep.Passed, rep.Miner, rep.Hotkey)
+			}
+		})
 	}
 }
 

@@ -9,21 +9,35 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 
 	"arena/episode"
+	"arena/relay"
 	"arena/shop"
 )
 
 // wire is one connection to the miner after the handshake, as the
-// validator's runner keeps it: a reader routes steps to their episodes,
-// and a violation that names no live episode ends the connection.
+// validator's runner keeps it: a reader routes steps (and, on a version-2
+// connection, infers) to their episodes, and a violation that names no
+// live episode ends the connection.
 type wire struct {
 	ws   *websocket.Conn
 	opts Options
 	stop func() bool
+	// version is the negotiated protocol version; maxFrame is
+	// max_frame_bytes, which every frame but an infer keeps.
+	version  int
+	maxFrame int
+	miner    string
+
+	// replies are the goroutines answering infers that reach no relay
+	// worker; close joins them.
+	replies sync.WaitGroup
+	// stray are infers that named no live episode of the connection.
+	stray []string
 
 	wmu sync.Mutex // gorilla allows one writer at a time
 
@@ -51,6 +65,32 @@ type live struct {
 	reason   episode.EndReason
 	detail   string
 	charge   Clause
+
+	// Version 2 with the relay offered: infers queue for the episode's
+	// relay worker. owed is set while the episode waits for a step (from
+	// sending its prompt to the step's arrival); observed counts the
+	// observations sent, stamped on each infer as it arrives, as the
+	// runner does.
+	infers   chan inferIn
+	owed     atomic.Bool
+	observed atomic.Int64
+
+	mu     sync.Mutex
+	ids    map[string]bool // request_ids of the episode's infers
+	misuse []string        // infer conduct the infer clause fails
+}
+
+type inferIn struct {
+	req          *episode.Infer
+	observations int
+}
+
+func (e *live) note(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.misuse) < 8 {
+		e.misuse = append(e.misuse, fmt.Sprintf(format, args...))
+	}
 }
 
 func (e *live) fail(r episode.EndReason, detail string, cl Clause) {
@@ -62,10 +102,13 @@ func (e *live) fail(r episode.EndReason, detail string, cl Clause) {
 
 // charge is the clause a malformed frame breaks when that is not
 // messages: a bad tool call (a parameters string, a call without a name)
-// is the tool_calls clause's.
+// is the tool_calls clause's, a bad infer the infer clause's.
 func charge(de *episode.DecodeError) Clause {
-	if strings.HasPrefix(de.Field, "tool_calls[") {
+	switch {
+	case strings.HasPrefix(de.Field, "tool_calls["):
 		return ToolCalls
+	case de.Type == episode.TypeInfer:
+		return Infer
 	}
 	return ""
 }
@@ -78,7 +121,13 @@ func (r *run) open(ctx context.Context, lim episode.Limits) (*wire, error) {
 	if err != nil {
 		return nil, err
 	}
-	hello, _, err := episode.NewHello(r.validator.PrivateKey(), time.Now())
+	// Episodes are offered version 2 only once the negotiation clause saw
+	// the miner take it, as a validator with a relay offers it.
+	offer := episode.Version
+	if r.v2 {
+		offer = episode.Version2
+	}
+	hello, _, err := episode.NewHelloUpTo(r.validator.PrivateKey(), time.Now(), offer)
 	if err != nil {
 		ws.Close()
 		return nil, err
@@ -94,7 +143,13 @@ func (r *run) open(ctx context.Context, lim episode.Limits) (*wire, error) {
 		ws.Close()
 		return nil, fmt.Errorf("handshake: %s: %s", a.reason, a.detail)
 	}
-	w := &wire{ws: ws, opts: r.opts, episodes: map[string]*live{}, dead: make(chan struct{}), readerDone: make(chan struct{})}
+	w := &wire{ws: ws, opts: r.opts, version: min(max(a.ack.Version, episode.Version), offer), maxFrame: lim.MaxFrameBytes,
+		miner: r.minerAddr.Hex(), episodes: map[string]*live{}, dead: make(chan struct{}), readerDone: make(chan struct{})}
+	if w.version >= episode.Version2 {
+		// Infer frames carry whole prompts; readLoop holds every other
+		// frame to max_frame_bytes itself.
+		ws.SetReadLimit(int64(max(lim.MaxFrameBytes, r.c.maxInferBytes)))
+	}
 	w.stop = context.AfterFunc(ctx, func() { w.kill(episode.ReasonAborted, "check cancelled") })
 	go w.readLoop()
 	return w, nil
@@ -105,6 +160,7 @@ func (w *wire) close() {
 	w.stop()
 	w.kill(episode.ReasonAborted, "connection closed by the checker")
 	<-w.readerDone
+	w.replies.Wait()
 }
 
 // kill ends the connection once, with the reason every live episode on
@@ -162,6 +218,18 @@ func (w *wire) readLoop() {
 			w.killCharged(de.Reason(), err.Error(), charge(de))
 			return
 		}
+		if len(frame) > w.maxFrame && msg.MessageType() != episode.TypeInfer {
+			w.kill(episode.ReasonOversized, "a frame exceeds the announced max_frame_bytes")
+			return
+		}
+		if inf, ok := msg.(*episode.Infer); ok {
+			if w.version < episode.Version2 {
+				w.killCharged(episode.ReasonUnexpected, "the miner sent infer on a version-1 connection", Infer)
+				return
+			}
+			w.routeInfer(inf)
+			continue
+		}
 		step, ok := msg.(*episode.Step)
 		if !ok {
 			// A message a miner never sends is the messages clause's; an
@@ -175,11 +243,49 @@ func (w *wire) readLoop() {
 			// protocol ignores it, and so does the validator.
 			continue
 		}
+		ep.owed.Store(false)
 		select {
 		case ep.inbox <- inbound{step: step, at: at}:
 		default:
 			ep.fail(episode.ReasonUnexpected, "a second step arrived before the previous step's observation", "")
 		}
+	}
+}
+
+// routeInfer queues an infer for its episode's relay worker, noting what
+// the infer clause fails, or answers it at once as the runner does when
+// it cannot be served.
+func (w *wire) routeInfer(inf *episode.Infer) {
+	refuse := func(code, msg string) {
+		res := &episode.InferResult{EpisodeID: inf.EpisodeID, RequestID: inf.RequestID, Error: &episode.InferError{Code: code, Message: msg}}
+		w.replies.Go(func() { _ = w.send(res) })
+	}
+	ep := w.lookup(inf.EpisodeID)
+	if ep == nil || ep.infers == nil {
+		w.mu.Lock()
+		if len(w.stray) < 8 {
+			w.stray = append(w.stray, fmt.Sprintf("an infer (request_id %q) names episode %q, which is not live on this connection: a validator answers %s",
+				episode.ClipText(inf.RequestID, 40), episode.ClipText(inf.EpisodeID, 40), episode.InferNoEpisode))
+		}
+		w.mu.Unlock()
+		refuse(episode.InferNoEpisode, "no live episode "+episode.ClipText(inf.EpisodeID, 40))
+		return
+	}
+	if !ep.owed.Load() {
+		ep.note("infer %q arrived after observation %d while the episode owed no step (between a step and its observation, or after the last): its completion can back no step",
+			episode.ClipText(inf.RequestID, 40), ep.observed.Load())
+	}
+	ep.mu.Lock()
+	dup := ep.ids[inf.RequestID]
+	ep.ids[inf.RequestID] = true
+	ep.mu.Unlock()
+	if dup {
+		ep.note("request_id %q was used before in this episode: infer_results are matched to infers by it", episode.ClipText(inf.RequestID, 40))
+	}
+	select {
+	case ep.infers <- inferIn{req: inf, observations: int(ep.observed.Load())}:
+	default:
+		refuse(episode.InferBusy, fmt.Sprintf("more than %d infers of this episode waiting", cap(ep.infers)))
 	}
 }
 
@@ -251,6 +357,11 @@ type spec struct {
 	// tools (and not terminate) with internal errors.
 	injectErrors bool
 	barrier      *barrier
+	// relay is offered in episode_start on a version-2 connection;
+	// relayFault answers every infer provider_error instead, as a relay
+	// whose provider is down does.
+	relay      *relay.Relay
+	relayFault bool
 }
 
 // played is what happened in one episode.
@@ -274,6 +385,19 @@ type played struct {
 	status          string // terminate's status, once it succeeded
 	injectedAt      int    // the step whose results were errors; -1 if none
 	answeredError   bool   // a step answered the error observation
+
+	// Version 2 with the relay offered: the offer, the steps as a
+	// trajectory records them and the relay's completions, for
+	// scoring/verify; the infer conduct the infer clause fails, the
+	// requests a validator's relay refuses (infer_requests), and the
+	// infers answered with an error (relay_errors).
+	offer       *episode.WireRelay
+	records     []episode.StepRecord
+	completions []episode.Completion
+	misuse      []string
+	refused     []string
+	infers      int
+	inferErrors int
 }
 
 func (p *played) violation() string {
@@ -332,6 +456,15 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 	epCtx, cancel := context.WithTimeout(ctx, lim.EpisodeTimeout)
 	defer cancel()
 	session := tools.NewSession()
+	if w.version >= episode.Version2 && sp.relay != nil {
+		ep.infers = make(chan inferIn, maxInfersQueued)
+		ep.ids = map[string]bool{}
+		rw := w.startRelay(epCtx, ep, sp, id)
+		offer := rw.session.Offer()
+		p.offer = &offer
+		// Runs before the episode is unregistered: its infers are over.
+		defer rw.stop(ep, p)
+	}
 
 	finish := func(reason episode.EndReason, detail string) *played {
 		p.reason, p.detail = reason, detail
@@ -366,7 +499,8 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 	}
 
 	tSent := time.Now()
-	if w.send(&episode.EpisodeStart{EpisodeID: id, Query: sp.query, Tools: shop.ToolSchemasJSON(), Limits: wireLimits(lim)}) != nil {
+	ep.owed.Store(true)
+	if w.send(&episode.EpisodeStart{EpisodeID: id, Query: sp.query, Tools: shop.ToolSchemasJSON(), Limits: wireLimits(lim), Relay: p.offer}) != nil {
 		return deadEnd()
 	}
 	timer := time.NewTimer(lim.StepTimeout)
@@ -465,18 +599,25 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 		if inject {
 			p.injectedAt = n
 		}
+		p.records = append(p.records, episode.StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, Results: results,
+			CompletionID: st.CompletionID})
 		if len(ep.inbox) > 0 {
 			return end(episode.ReasonUnexpected, fmt.Sprintf("a second step arrived before the observation of step %d", n))
-		}
-		tSent = time.Now()
-		if w.send(&episode.Observation{EpisodeID: id, Step: n, Results: results}) != nil {
-			return deadEnd()
 		}
 		reason, detail := episode.EndReason(""), ""
 		if _, done := session.Terminated(); done {
 			reason = episode.ReasonTerminated
 		} else if n+1 >= lim.MaxSteps {
 			reason, detail = episode.ReasonMaxSteps, fmt.Sprintf("%d steps without terminate", lim.MaxSteps)
+		}
+		// Counted before the write, as the runner does: the miner may
+		// answer with an infer before the write call returns. The
+		// observation that ends the episode asks for no step.
+		ep.observed.Store(int64(n + 1))
+		ep.owed.Store(reason == "")
+		tSent = time.Now()
+		if w.send(&episode.Observation{EpisodeID: id, Step: n, Results: results}) != nil {
+			return deadEnd()
 		}
 		if reason == "" {
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"arena/config"
 	"arena/episode"
 	"arena/minercheck"
 )
@@ -17,16 +18,22 @@ import (
 func newMinerCheckCommand(env *cliEnv) *cli.Command {
 	var clauses strings.Builder
 	for _, c := range minercheck.Clauses() {
-		fmt.Fprintf(&clauses, "  %-13s %s\n", c, c.Describe())
+		fmt.Fprintf(&clauses, "  %-14s %s\n", c, c.Describe())
 	}
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "check a miner endpoint against the episode protocol, clause by clause",
-		UsageText: "arena miner check ws://HOST:PORT" + episode.Path + " [--json] [--step-timeout 10s] [--handshake-timeout 5s] [--concurrent 3]",
+		Name:  "check",
+		Usage: "check a miner endpoint against the episode protocol, clause by clause",
+		UsageText: "arena miner check ws://HOST:PORT" + episode.Path + " [--json] [--step-timeout 10s] [--handshake-timeout 5s] [--concurrent 3]\n" +
+			"                  [--max-version 2] [--relay-models M,...]",
 		Description: "Plays the validator's side of docs/protocol.md against your miner, with a throwaway validator\n" +
 			"key and no chain, and prints pass, fail or skip per clause with what was wrong. Episodes run\n" +
 			"on a small generated catalog with the validator's real tools; nothing is scored. Each clause\n" +
-			"opens its own connections, so the miner must accept eleven connections in a row.\n\n" +
+			"opens its own connections, so the miner must accept up to fourteen connections in a row.\n\n" +
+			"Protocol version 2 (the inference relay) is offered as a relaying validator offers it: episodes\n" +
+			"announce the relay with --relay-models (default the subnet's allowlist), and the validator's own\n" +
+			"relay answers infers from a scripted model in process (not a model: the check judges conduct),\n" +
+			"then every step is verified as a validator verifies it. --max-version 1 checks a version-1 miner:\n" +
+			"the version-2 clauses are skipped.\n\n" +
 			"Clauses:\n" + clauses.String() + "\n" +
 			"A violation fails the clause whose episode it ended and the clause it breaks, wherever it\n" +
 			"happened. A skipped clause could not be judged (its precondition failed, or the miner gave it\n" +
@@ -37,12 +44,15 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 			"Examples:\n" +
 			"  arena miner --listen 127.0.0.1:8091 &\n" +
 			"  arena miner check ws://127.0.0.1:8091" + episode.Path + "\n" +
-			"  arena miner check ws://203.0.113.7:8091" + episode.Path + " --step-timeout 60s --json",
+			"  arena miner check ws://203.0.113.7:8091" + episode.Path + " --step-timeout 60s --json\n" +
+			"  arena miner check ws://127.0.0.1:8091" + episode.Path + " --max-version 1   # a version-1 miner",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
 			&cli.DurationFlag{Name: "step-timeout", Value: 10 * time.Second, Usage: "step timeout announced to the miner and enforced (a validator announces 60s)"},
 			&cli.DurationFlag{Name: "handshake-timeout", Value: 5 * time.Second, Usage: "bound on waiting for hello_ack"},
 			&cli.IntFlag{Name: "concurrent", Value: 3, Usage: "episodes the concurrency clause starts at once on one connection"},
+			&cli.IntFlag{Name: "max-version", Value: episode.MaxVersion, Usage: "highest protocol `VERSION` offered: 2 checks the inference relay's clauses, 1 skips them"},
+			&cli.StringFlag{Name: "relay-models", Value: config.DefaultRelayModels, Usage: "the relay's allowlist announced to the miner, comma-separated `MODELS`"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			log, err := env.logger(cmd)
@@ -56,9 +66,17 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 				StepTimeout:      cmd.Duration("step-timeout"),
 				HandshakeTimeout: cmd.Duration("handshake-timeout"),
 				Concurrent:       int(cmd.Int("concurrent")),
+				MaxVersion:       int(cmd.Int("max-version")),
+				Models:           config.RelayConfig{Models: cmd.String("relay-models")}.ModelList(),
 			}
 			if opts.StepTimeout <= 0 || opts.HandshakeTimeout <= 0 || opts.Concurrent < 1 {
 				return usageError{err: errors.New("--step-timeout and --handshake-timeout must be positive and --concurrent at least 1"), command: cmd.FullName()}
+			}
+			if opts.MaxVersion < episode.Version || opts.MaxVersion > episode.MaxVersion {
+				return usageError{err: fmt.Errorf("--max-version %d: want %d or %d", opts.MaxVersion, episode.Version, episode.MaxVersion), command: cmd.FullName()}
+			}
+			if len(opts.Models) == 0 {
+				return usageError{err: errors.New("--relay-models is empty: name the models the relay allows"), command: cmd.FullName()}
 			}
 			checker, err := minercheck.New(opts, log)
 			if err != nil {

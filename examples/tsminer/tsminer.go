@@ -30,15 +30,19 @@ import (
 
 // Options configure the miner process.
 type Options struct {
-	// LLMBaseURL, LLMModel and LLMAPIKey are the agent's OpenAI-compatible
-	// endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY). URL and model are
-	// required by the miner.
+	// LLMBaseURL, LLMModel and LLMAPIKey are the agent's own
+	// OpenAI-compatible endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY).
+	// Without a URL the miner plays only episodes whose validator relays
+	// inference (protocol version 2).
 	LLMBaseURL, LLMModel, LLMAPIKey string
 	// Key is the miner's private key in hex (MINER_PRIVATE_KEY); empty:
 	// the miner generates a fresh one.
 	Key string
 	// MaxEpisodes is --max-episodes (0: the miner's default).
 	MaxEpisodes int
+	// MaxVersion is --max-version (0: the miner's default, protocol
+	// version 2 when the validator offers it).
+	MaxVersion int
 	// Env holds more KEY=VALUE entries, e.g. LLM_TIMEOUT_MS=2000 or
 	// LOG_LEVEL=debug.
 	Env []string
@@ -91,7 +95,8 @@ func Dir() (string, error) {
 }
 
 // Available reports why the miner cannot run here (nil when it can): node
-// missing, or the package not installed or not built.
+// missing, or the package not installed, not built or built from older
+// sources.
 func Available() error {
 	dir, err := Dir()
 	if err != nil {
@@ -107,12 +112,28 @@ func Available() error {
 	if _, err := os.Stat(filepath.Join(dir, "dist", "main.js")); err != nil {
 		return fmt.Errorf("%s/dist/main.js is missing: build the miner first %s", dir, build)
 	}
+	// A dist/ older than its sources would test code that is not the
+	// miner's any more.
+	srcs, err := filepath.Glob(filepath.Join(dir, "src", "*.ts"))
+	if err != nil {
+		return err
+	}
+	for _, src := range srcs {
+		js := filepath.Join(dir, "dist", strings.TrimSuffix(filepath.Base(src), ".ts")+".js")
+		si, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		if ji, err := os.Stat(js); err != nil || ji.ModTime().Before(si.ModTime()) {
+			return fmt.Errorf("%s is missing or older than %s: rebuild the miner %s", js, src, build)
+		}
+	}
 	return nil
 }
 
-// Launch is Start returning the whole Miner: its hotkey, and Alive to check
-// the process is still running.
-func Launch(t testing.TB, opts Options) *Miner {
+// Require skips the test when the miner cannot run here (Available),
+// except under CI=true, where it fails it.
+func Require(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -120,11 +141,21 @@ func Launch(t testing.TB, opts Options) *Miner {
 		}
 		t.Skipf("ts-miner cannot run: %v", err)
 	}
+}
+
+// Launch is Start returning the whole Miner: its hotkey, and Alive to check
+// the process is still running.
+func Launch(t testing.TB, opts Options) *Miner {
+	t.Helper()
+	Require(t)
 	dir, _ := Dir()
 	node, _ := exec.LookPath("node")
 	args := []string{filepath.Join(dir, "dist", "main.js"), "--listen", "127.0.0.1:0"}
 	if opts.MaxEpisodes > 0 {
 		args = append(args, "--max-episodes", strconv.Itoa(opts.MaxEpisodes))
+	}
+	if opts.MaxVersion > 0 {
+		args = append(args, "--max-version", strconv.Itoa(opts.MaxVersion))
 	}
 	cmd := exec.Command(node, args...)
 	cmd.Dir = dir

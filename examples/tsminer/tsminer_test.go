@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -436,24 +437,43 @@ func TestHandshake(t *testing.T) {
 }
 
 // TestMinerCheck runs `arena miner check`'s checker against the
-// TypeScript miner: every clause of the protocol passes.
+// TypeScript miner: every clause of the protocol passes, the version-2
+// clauses through the relay included; held to version 1 on both sides,
+// every version-1 clause passes and the version-2 ones are skipped.
 func TestMinerCheck(t *testing.T) {
-	f := NewFakeLLM(t, 0, Deterministic)
-	m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey})
-	c, err := minercheck.New(minercheck.Options{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
+	v1 := minercheck.Clauses()[:slices.Index(minercheck.Clauses(), minercheck.Negotiation)]
+	tests := []struct {
+		name    string
+		version int // the miner's --max-version and the check's (0: both default)
+		pass    []minercheck.Clause
+	}{
+		{name: "version 2", pass: minercheck.Clauses()},
+		{name: "version 1", version: 1, pass: v1},
 	}
-	rep, err := c.Run(t.Context(), "ws://"+m.Endpoint+episode.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, cl := range minercheck.Clauses() {
-		if r, ok := rep.Result(cl); !ok || r.Status != minercheck.Pass {
-			t.Errorf("clause %s: %+v", cl, r)
-		}
-	}
-	if err := m.Alive(); err != nil {
-		t.Error(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFakeLLM(t, 0, Deterministic)
+			m := Launch(t, Options{LLMBaseURL: f.URL(), LLMModel: FakeModel, LLMAPIKey: FakeKey, MaxVersion: tt.version})
+			c, err := minercheck.New(minercheck.Options{MaxVersion: tt.version}, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := c.Run(t.Context(), "ws://"+m.Endpoint+episode.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cl := range minercheck.Clauses() {
+				want := minercheck.Skip
+				if slices.Contains(tt.pass, cl) {
+					want = minercheck.Pass
+				}
+				if r, ok := rep.Result(cl); !ok || r.Status != want {
+					t.Errorf("clause %s: %+v, want %s", cl, r, want)
+				}
+			}
+			if err := m.Alive(); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }

@@ -1,9 +1,12 @@
 // An agent over any OpenAI-compatible chat-completions endpoint. Each step
 // replays the episode as a chat: the system prompt, the user's query, then per
 // step the assistant's tool calls and one `tool` message per validator result.
-// The tool schemas from episode_start are passed as OpenAI `tools`.
+// The tool schemas from episode_start are passed as OpenAI `tools`. When the
+// validator relays inference (protocol version 2, docs/protocol.md §9), the
+// endpoint is the episode's relay shim instead of the agent's own: the same
+// requests, answered by the validator's provider, so the steps verify.
 import { errText, log } from "./log.js";
-import type { Limits, Observation, Step, ToolSchema } from "./protocol.js";
+import type { Limits, Observation, RelayOffer, Step, ToolResult, ToolSchema } from "./protocol.js";
 
 /** What the agent sees of an episode when asked for its next step. */
 export interface EpisodeView {
@@ -15,12 +18,19 @@ export interface EpisodeView {
   turns: { step: Step; observation: Observation }[];
   /** Index of the step being asked for (0-based). */
   stepIndex: number;
+  /**
+   * relay is set when the validator relays inference for this episode: an
+   * OpenAI-compatible base URL on this machine that tunnels chat completions
+   * over the episode's connection, and the models the relay allows. The step
+   * the server sends is then the last completion taken through it.
+   */
+  relay?: { baseURL: string; models: string[]; offer: RelayOffer };
 }
 
 /** The agent's answer; the server clips it to the limits and sends it. */
 export interface Action {
   think: string;
-  toolCalls: { id?: string; name: string; parameters: Record<string, unknown> }[];
+  toolCalls: { id?: string; name: string; parameters: Record<string, unknown>; rawParameters?: string }[];
   response?: string;
 }
 
@@ -34,9 +44,14 @@ export interface Agent {
 }
 
 export interface LLMOptions {
-  /** Base URL of the API, e.g. https://openrouter.ai/api/v1 (…/chat/completions is appended). */
-  baseURL: string;
-  model: string;
+  /**
+   * Base URL of the agent's own API, e.g. https://openrouter.ai/api/v1
+   * (…/chat/completions is appended). Optional: without it the agent plays
+   * only episodes whose validator relays inference.
+   */
+  baseURL?: string;
+  /** The model; through a relay that does not allow it, the relay's first model. */
+  model?: string;
   apiKey?: string;
   /** Bound on one request, in ms (always also bounded by the step's deadline). */
   timeoutMs: number;
@@ -52,7 +67,21 @@ When you are sure, call recommend_product once with the product ids, in the orde
 Before every tool call, say briefly what you saw and why you act: cite the product ids, prices, shops and attributes you compare.`;
 
 /** LLMError is a failed chat request (network, HTTP status, or an answer that cannot be read). */
-export class LLMError extends Error {}
+export class LLMError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status, when the endpoint answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Statuses a retry cannot change: the request itself is refused (through the
+ * relay: model_not_allowed, bad_request, too_large, no_episode).
+ */
+const FINAL_STATUS = new Set([400, 401, 403, 404, 410, 413, 422]);
 
 type ChatMessage =
   | { role: "system" | "user"; content: string }
@@ -65,15 +94,23 @@ interface OpenAIToolCall {
   function: { name: string; arguments: string };
 }
 
-/** Tool results are fed back up to this many characters each. */
+/**
+ * Tool results are fed back up to this many characters each, except through
+ * the relay: a verified step's prompt must hold every observation in full.
+ */
 const MAX_TOOL_CONTENT = 24_000;
 
 export class LLMAgent implements Agent {
   constructor(private readonly opts: LLMOptions) {}
 
   async step(view: EpisodeView, signal: AbortSignal, deadline: number): Promise<Action> {
+    const { relay } = view;
+    const baseURL = relay?.baseURL ?? this.opts.baseURL;
+    if (!baseURL) throw new LLMError("this agent has no endpoint of its own (LLM_BASE_URL) and the validator relays no inference");
+    let model = this.opts.model;
+    if (relay && (model === undefined || !relay.models.includes(model))) model = relay.models[0];
     const body = {
-      model: this.opts.model,
+      model,
       messages: this.messages(view),
       tools: view.tools,
       tool_choice: "auto",
@@ -84,10 +121,11 @@ export class LLMAgent implements Agent {
       const left = deadline - Date.now();
       if (attempt > 0 && left < 1000) break; // no time for a useful retry
       try {
-        return await this.request(body, Math.min(this.opts.timeoutMs, left), signal);
+        // The key is for the agent's own endpoint; the relay needs none.
+        return await this.request(baseURL, relay ? undefined : this.opts.apiKey, body, Math.min(this.opts.timeoutMs, left), signal);
       } catch (err) {
         lastErr = err;
-        if (signal.aborted) break;
+        if (signal.aborted || (err instanceof LLMError && err.status !== undefined && FINAL_STATUS.has(err.status))) break;
         log.warn("llm request failed", { episode: view.id, step: view.stepIndex, attempt: attempt + 1, err: errText(err) });
         await sleep(Math.min(250 * (attempt + 1), Math.max(0, deadline - Date.now() - 1000)));
       }
@@ -105,19 +143,15 @@ export class LLMAgent implements Agent {
       const calls: OpenAIToolCall[] = step.tool_calls.map((c) => ({
         id: c.id,
         type: "function",
-        function: { name: c.name, arguments: JSON.stringify(c.parameters) },
+        function: { name: c.name, arguments: c.rawParameters ?? JSON.stringify(c.parameters) },
       }));
       // Some servers refuse an assistant message with neither text nor tool calls.
       const content = step.think || (calls.length ? null : "(no tool call)");
       out.push({ role: "assistant", content, ...(calls.length ? { tool_calls: calls } : {}) });
       const byId = new Map(observation.results.map((r) => [r.tool_call_id, r]));
       for (const c of step.tool_calls) {
-        const r = byId.get(c.id);
-        let content: string;
-        if (!r) content = JSON.stringify({ error: { code: "missing", message: "the validator returned no result for this call" } });
-        else if (r.error) content = JSON.stringify({ error: r.error });
-        else content = typeof r.result === "string" ? r.result : JSON.stringify(r.result);
-        if (content.length > MAX_TOOL_CONTENT) content = content.slice(0, MAX_TOOL_CONTENT) + " …(cut)";
+        let content = toolContent(byId.get(c.id));
+        if (!view.relay && content.length > MAX_TOOL_CONTENT) content = content.slice(0, MAX_TOOL_CONTENT) + " …(cut)";
         out.push({ role: "tool", tool_call_id: c.id, content });
       }
       if (calls.length === 0) {
@@ -130,10 +164,10 @@ export class LLMAgent implements Agent {
     return out;
   }
 
-  private async request(body: unknown, timeoutMs: number, signal: AbortSignal): Promise<Action> {
-    const url = this.opts.baseURL.replace(/\/+$/, "") + "/chat/completions";
+  private async request(baseURL: string, apiKey: string | undefined, body: unknown, timeoutMs: number, signal: AbortSignal): Promise<Action> {
+    const url = baseURL.replace(/\/+$/, "") + "/chat/completions";
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     let res: Response;
     let text: string;
     try {
@@ -147,7 +181,7 @@ export class LLMAgent implements Agent {
     } catch (err) {
       throw new LLMError(`POST ${url}: ${errText(err)}`);
     }
-    if (!res.ok) throw new LLMError(`POST ${url}: HTTP ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new LLMError(`POST ${url}: HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
     let data: unknown;
     try {
       data = JSON.parse(text);
@@ -179,6 +213,18 @@ export function parseCompletion(data: unknown): Action {
     });
   }
   return action;
+}
+
+/**
+ * toolContent is a result as the model reads it: the tool's JSON output, or
+ * the error's code and message. Both keep the validator's text (the message
+ * verbatim, the output as the JSON text it came in), which a verified step's
+ * prompt must contain (docs/protocol.md §9.4).
+ */
+function toolContent(r: ToolResult | undefined): string {
+  if (!r) return "error (missing): the validator returned no result for this call";
+  if (r.error) return `error (${r.error.code}): ${r.error.message}`;
+  return r.resultText ?? JSON.stringify(r.result ?? null);
 }
 
 /**

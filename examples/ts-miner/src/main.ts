@@ -2,25 +2,29 @@
 // server and prints one JSON line on stdout with where it listens, its EVM
 // address and the hotkey to register.
 //
-//   node dist/main.js [--listen HOST:PORT] [--key-file FILE] [--max-episodes N]
+//   node dist/main.js [--listen HOST:PORT] [--key-file FILE] [--max-episodes N] [--max-version 1|2]
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LLMAgent } from "./agent.js";
 import { type Key, generateKey, hotkeyOf, keyHex, parseKey } from "./crypto.js";
 import { errText, log } from "./log.js";
-import { PATH } from "./protocol.js";
+import { MAX_VERSION, PATH, PROTOCOL_VERSION } from "./protocol.js";
 import { startServer } from "./server.js";
 
-const USAGE = `usage: node dist/main.js [--listen HOST:PORT] [--key-file FILE] [--max-episodes N]
+const USAGE = `usage: node dist/main.js [--listen HOST:PORT] [--key-file FILE] [--max-episodes N] [--max-version 1|2]
 
   --listen HOST:PORT   where validators dial ws://HOST:PORT${PATH} (default 0.0.0.0:8091; port 0 picks a free one)
   --key-file FILE      hex private key; created with a fresh key if missing (or env MINER_KEY_FILE)
   --max-episodes N     episodes served at once across all validators (default 16)
+  --max-version N      highest protocol version to speak (default ${MAX_VERSION}: take completions through a
+                       validator's inference relay when it offers one; 1: never)
 
 environment:
   MINER_PRIVATE_KEY    hex private key (wins over --key-file); with neither, a throwaway key is generated
-  LLM_BASE_URL         OpenAI-compatible API base, e.g. https://openrouter.ai/api/v1 (required)
-  LLM_MODEL            model name (required)
+  LLM_BASE_URL         the agent's own OpenAI-compatible API base, e.g. https://openrouter.ai/api/v1; without
+                       it the agent plays only for validators that relay inference (protocol version 2)
+  LLM_MODEL            model name (required with LLM_BASE_URL; through a relay that does not allow it,
+                       the relay's first model)
   LLM_API_KEY          the endpoint's API key (optional for local servers)
   LLM_TIMEOUT_MS       bound on one chat request (default 50000; always within the step timeout)
   LLM_RETRIES          further attempts after a failed request (default 1)
@@ -71,6 +75,7 @@ async function main(): Promise<void> {
         listen: { type: "string", default: "0.0.0.0:8091" },
         "key-file": { type: "string" },
         "max-episodes": { type: "string", default: "16" },
+        "max-version": { type: "string", default: String(MAX_VERSION) },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -84,9 +89,15 @@ async function main(): Promise<void> {
   const { host, port } = splitHostPort(args.listen!);
   const maxEpisodes = Number(args["max-episodes"]);
   if (!Number.isInteger(maxEpisodes) || maxEpisodes < 1) fail("--max-episodes: want a positive integer");
-  const baseURL = process.env.LLM_BASE_URL;
-  const model = process.env.LLM_MODEL;
-  if (!baseURL || !model) fail(`LLM_BASE_URL and LLM_MODEL must be set\n${USAGE}`);
+  const maxVersion = Number(args["max-version"]);
+  if (!Number.isInteger(maxVersion) || maxVersion < PROTOCOL_VERSION || maxVersion > MAX_VERSION) {
+    fail(`--max-version: want ${PROTOCOL_VERSION} or ${MAX_VERSION}`);
+  }
+  const baseURL = process.env.LLM_BASE_URL || undefined;
+  const model = process.env.LLM_MODEL || undefined;
+  if (baseURL && !model) fail(`LLM_MODEL must be set with LLM_BASE_URL\n${USAGE}`);
+  if (!baseURL && maxVersion < 2) fail(`LLM_BASE_URL must be set with --max-version 1 (no relay to fall back on)\n${USAGE}`);
+  if (!baseURL) log.warn("no LLM_BASE_URL: the agent plays only for validators that relay inference; other episodes end at once with terminate(failure)");
 
   let key: Key;
   try {
@@ -103,7 +114,7 @@ async function main(): Promise<void> {
   });
   let server;
   try {
-    server = await startServer({ host, port, key, agent, maxEpisodes });
+    server = await startServer({ host, port, key, agent, maxEpisodes, maxVersion });
   } catch (err) {
     fail(`listen on ${args.listen}: ${errText(err)}`);
   }
@@ -111,7 +122,7 @@ async function main(): Promise<void> {
   const listening = a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
   const hotkey = hotkeyOf(key.address);
   process.stdout.write(JSON.stringify({ listening, endpoint: `ws://${listening}${PATH}`, address: key.address, hotkey }) + "\n");
-  log.info("miner listening", { endpoint: `ws://${listening}${PATH}`, address: key.address, hotkey, model });
+  log.info("miner listening", { endpoint: `ws://${listening}${PATH}`, address: key.address, hotkey, model, maxVersion });
 
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.once(sig, () => {

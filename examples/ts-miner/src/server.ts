@@ -1,28 +1,37 @@
 // The miner's side of docs/protocol.md: a websocket server at /arena/v1 that
-// verifies the validator's hello (§3), answers a signed hello_ack, and then
-// serves any number of concurrent episodes on the connection (§4), sending
-// exactly one step per episode_start or observation within the announced
-// limits (§5).
+// verifies the validator's hello (§3), answers a signed hello_ack in the
+// highest version both sides speak (§9.1), and then serves any number of
+// concurrent episodes on the connection (§4), sending exactly one step per
+// episode_start or observation within the announced limits (§5). On a
+// version-2 connection whose validator offers its inference relay, the agent
+// reaches the relay through the local shim (shim.ts), and each step is the
+// last completion the agent took for it, naming its completion_id (§9.3).
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Action, Agent, EpisodeView } from "./agent.js";
+import { NormaliseError, stepFromCompletion } from "./completion.js";
 import { type Key, recoverAddress, sign } from "./crypto.js";
 import { errText, log } from "./log.js";
 import {
   type EpisodeStart,
   type Hello,
   type HelloAck,
+  type InferResult,
   type Limits,
+  MAX_VERSION,
   type Observation,
   PATH,
   PROTOCOL_VERSION,
   ProtocolError,
+  type RelayOffer,
   type Step,
   type ToolCall,
+  encodeStep,
   helloAckPayload,
   helloPayload,
   parseInbound,
 } from "./protocol.js";
+import { type InferOutcome, Shim } from "./shim.js";
 
 export interface ServerOptions {
   host: string;
@@ -37,6 +46,8 @@ export interface ServerOptions {
   handshakeTimeoutMs?: number;
   /** Share of step_timeout_ms the agent may use; the rest is margin for the network. */
   stepShare?: number;
+  /** The highest protocol version to answer with (default MAX_VERSION); 1 keeps the miner on version 1. */
+  maxVersion?: number;
 }
 
 export interface Server {
@@ -60,15 +71,22 @@ export async function startServer(opts: ServerOptions): Promise<Server> {
     wss.once("error", reject);
   });
   wss.on("error", (err) => log.error("server error", { err: errText(err) }));
-  const shared = new Shared(opts);
+  let shim: Shim;
+  try {
+    shim = await Shim.start();
+  } catch (err) {
+    wss.close();
+    throw err;
+  }
+  const shared = new Shared(opts, shim);
   wss.on("connection", (ws, req) => new Connection(ws, `${req.socket.remoteAddress}:${req.socket.remotePort}`, shared));
   return {
     address: wss.address() as AddressInfo,
     close: () =>
       new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.close(1001, "shutting down");
-        wss.close(() => resolve());
         clearInterval(shared.sweeper);
+        void Promise.all([shim.close(), new Promise<void>((done) => wss.close(() => done()))]).then(() => resolve());
       }),
   };
 }
@@ -81,7 +99,10 @@ class Shared {
   readonly sweeper: NodeJS.Timeout;
   active = 0;
 
-  constructor(readonly opts: ServerOptions) {
+  constructor(
+    readonly opts: ServerOptions,
+    readonly shim: Shim,
+  ) {
     this.skewMs = (opts.skewSeconds ?? 30) * 1000;
     // Nonces older than twice the skew bound can be forgotten: their hellos
     // fail the timestamp check anyway (§3 step 2).
@@ -109,11 +130,32 @@ interface Episode {
   /** Aborts the agent's work for the current step. */
   ctrl?: AbortController;
   watchdog?: NodeJS.Timeout;
+  /** The relay's offer (version 2 with the relay on), and the episode's base URL on the shim. */
+  relay?: RelayOffer;
+  shim?: { baseURL: string; close(): void };
+  /** Completions the agent took for the step now owed, in order of arrival. */
+  completions: { id: string; completion: Record<string, unknown> }[];
+  /** Completions and provider failures so far: what the relay counts against max_completions (§9.5). */
+  taken: number;
+}
+
+/** An infer waiting for its infer_result. */
+interface PendingInfer {
+  ep: Episode;
+  /** The step it was asked for; a late answer cannot make another step. */
+  stepIndex: number;
+  /** The agent stopped waiting: the answer still counts against the budget, but backs no step. */
+  abandoned: boolean;
+  done(out: InferOutcome): void;
 }
 
 class Connection {
   private validator = "";
   private ready = false;
+  /** The negotiated protocol version (§9.1). */
+  private version = PROTOCOL_VERSION;
+  private readonly pending = new Map<string, PendingInfer>();
+  private requests = 0;
   private readonly episodes = new Map<string, Episode>();
   private readonly handshakeTimer: NodeJS.Timeout;
 
@@ -158,6 +200,8 @@ class Connection {
         return this.onObservation(msg);
       case "episode_end":
         return this.onEpisodeEnd(msg.episode_id, msg.reason, msg.detail);
+      case "infer_result":
+        return this.onInferResult(msg);
     }
   }
 
@@ -218,9 +262,13 @@ class Connection {
     // A miner may also refuse validators here, e.g. ones without a permit.
 
     const { key } = this.shared.opts;
+    // The highest version both speak (§9.1): a validator that offers only
+    // version 1 gets exactly the version-1 miner.
+    const offered = Math.max(h.version, h.max_version ?? PROTOCOL_VERSION);
+    this.version = Math.max(Math.min(offered, this.shared.opts.maxVersion ?? MAX_VERSION, MAX_VERSION), PROTOCOL_VERSION);
     const ack: Omit<HelloAck, "signature"> = {
       type: "hello_ack",
-      version: PROTOCOL_VERSION,
+      version: this.version,
       miner_address: key.address,
       nonce: h.nonce,
       timestamp: Math.floor(Date.now() / 1000),
@@ -230,7 +278,7 @@ class Connection {
     this.validator = h.validator_address;
     this.ready = true;
     this.send({ ...ack, signature: sign(payload, key) });
-    log.info("validator connected", { peer: this.peer, validator: h.validator_address });
+    log.info("validator connected", { peer: this.peer, validator: h.validator_address, version: this.version });
   }
 
   private onEpisodeStart(m: EpisodeStart): void {
@@ -253,10 +301,16 @@ class Connection {
       owed: true,
       stepIndex: 0,
       ended: false,
+      completions: [],
+      taken: 0,
     };
+    if (this.version >= 2 && m.relay) {
+      ep.relay = m.relay;
+      ep.shim = this.shared.shim.open({ models: m.relay.models, infer: (body, signal) => this.infer(ep, body, signal) });
+    }
     this.episodes.set(ep.id, ep);
     this.shared.active++;
-    log.info("episode started", { episode: ep.id, validator: this.validator, query: ep.query });
+    log.info("episode started", { episode: ep.id, validator: this.validator, query: ep.query, relay: ep.relay !== undefined });
     this.nextStep(ep);
   }
 
@@ -292,8 +346,72 @@ class Connection {
     ep.owed = false;
     ep.ctrl?.abort();
     clearTimeout(ep.watchdog);
+    ep.shim?.close();
+    for (const [id, p] of this.pending) {
+      if (p.ep !== ep) continue;
+      this.pending.delete(id);
+      p.done({ error: { code: "no_episode", message: "the episode ended" } });
+    }
     this.episodes.delete(ep.id);
     this.shared.active--;
+  }
+
+  /**
+   * infer sends one infer for the episode's owed step and resolves with its
+   * infer_result. What the relay would refuse for certain is refused here,
+   * without a frame: a request while no step is owed, beyond max_completions,
+   * or above max_infer_bytes (a frame that large would end the connection).
+   */
+  private infer(ep: Episode, body: unknown, signal: AbortSignal): Promise<InferOutcome> {
+    const refuse = (code: string, message: string) => Promise.resolve({ error: { code, message } });
+    const offer = ep.relay!;
+    if (ep.ended || !ep.owed) return refuse("no_episode", "the episode is not waiting for a step: infer only between a prompt and its step");
+    if (ep.taken >= offer.max_completions) {
+      return refuse("budget_exceeded", `the episode's ${offer.max_completions} completions are spent (refused by the miner, not sent)`);
+    }
+    const requestId = `r${++this.requests}`;
+    const frame = JSON.stringify({ type: "infer", episode_id: ep.id, request_id: requestId, body });
+    const size = Buffer.byteLength(frame);
+    if (offer.max_infer_bytes > 0 && size > offer.max_infer_bytes) {
+      return refuse("too_large", `the infer frame would be ${size} bytes, max_infer_bytes ${offer.max_infer_bytes} (refused by the miner, not sent)`);
+    }
+    if (this.ws.readyState !== WebSocket.OPEN) return refuse("no_episode", "the connection is closed");
+    return new Promise((resolve) => {
+      const p: PendingInfer = {
+        ep,
+        stepIndex: ep.stepIndex,
+        abandoned: false,
+        done: (out) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(out);
+        },
+      };
+      const onAbort = () => {
+        p.abandoned = true;
+        p.done({ error: { code: "no_episode", message: "the request was abandoned" } });
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(requestId, p);
+      this.ws.send(frame);
+      log.debug("infer", { episode: ep.id, step: ep.stepIndex, request: requestId, bytes: size });
+    });
+  }
+
+  private onInferResult(m: InferResult): void {
+    const p = this.pending.get(m.request_id);
+    if (!p || p.ep.id !== m.episode_id) return log.debug("infer_result for no pending request ignored", { episode: m.episode_id, request: m.request_id });
+    this.pending.delete(m.request_id);
+    const { ep } = p;
+    if (m.error) {
+      if (m.error.code === "provider_error") ep.taken++;
+      log.warn("infer refused", { episode: ep.id, step: p.stepIndex, code: m.error.code, message: m.error.message });
+      if (!p.abandoned) p.done({ error: m.error });
+      return;
+    }
+    ep.taken++;
+    if (p.abandoned) return;
+    if (ep.owed && !ep.ended && p.stepIndex === ep.stepIndex) ep.completions.push({ id: m.completion_id!, completion: m.completion! });
+    p.done({ completionId: m.completion_id!, completion: m.completion! });
   }
 
   private onClose(code: number, reason: string): void {
@@ -316,11 +434,13 @@ class Connection {
     const deadline = now + budget;
     const ctrl = new AbortController();
     ep.ctrl = ctrl;
+    ep.completions = [];
     ep.watchdog = setTimeout(() => {
       ctrl.abort();
       this.fallback(ep, "the agent did not answer before the step deadline");
     }, budget);
     const view: EpisodeView = { id: ep.id, query: ep.query, tools: ep.tools, limits: ep.limits, turns: ep.turns, stepIndex: ep.stepIndex };
+    if (ep.relay && ep.shim) view.relay = { baseURL: ep.shim.baseURL, models: ep.relay.models, offer: ep.relay };
     this.shared.opts.agent
       .step(view, ctrl.signal, deadline)
       .then(
@@ -349,18 +469,46 @@ class Connection {
     this.emit(ep, { type: "step", episode_id: ep.id, think: `Stopping: ${why}`, tool_calls: [terminateCall(ep.stepIndex, status)] });
   }
 
+  /**
+   * bind makes the step the last completion the agent took for it, named by
+   * its completion_id, so the validator can verify it (§9.3, §9.4); without
+   * one the agent's own action goes out, naming no completion.
+   */
+  private bind(ep: Episode, a: Action): { action: Action; completionId?: string } {
+    const last = ep.completions.at(-1);
+    if (!last) {
+      if (ep.relay) log.warn("step without a relay completion: it cannot verify", { episode: ep.id, step: ep.stepIndex });
+      return { action: a };
+    }
+    let st;
+    try {
+      st = stepFromCompletion(last.completion);
+    } catch (err) {
+      if (!(err instanceof NormaliseError)) throw err;
+      log.warn("the completion is not a step the validator can read; sending the agent's action", { episode: ep.id, err: errText(err) });
+      return { action: a };
+    }
+    // A call without a name would make the whole step malformed.
+    const calls = st.toolCalls.filter((c) => c.name !== "");
+    if (calls.length < st.toolCalls.length) log.warn("nameless tool calls dropped: the step no longer is its completion", { episode: ep.id });
+    return { action: { think: st.think, toolCalls: calls, response: st.response || undefined }, completionId: last.id };
+  }
+
   /** sendAction turns the agent's action into a step within the limits. */
-  private sendAction(ep: Episode, a: Action): void {
+  private sendAction(ep: Episode, agentAction: Action): void {
     const { limits } = ep;
+    const { action: a, completionId } = this.bind(ep, agentAction);
     const ids = new Set<string>();
     let calls: ToolCall[] = a.toolCalls.map((c, i) => {
       let id = c.id && !ids.has(c.id) ? c.id : `call_${ep.stepIndex}_${i}`;
       while (ids.has(id)) id += "_";
       ids.add(id);
-      return { id, name: c.name, parameters: c.parameters };
+      return { id, name: c.name, parameters: c.parameters, ...(c.rawParameters !== undefined ? { rawParameters: c.rawParameters } : {}) };
     });
-    // On the last allowed step, end the episode ourselves rather than run out of steps.
-    if (ep.stepIndex === limits.max_steps - 1 && !calls.some((c) => c.name === "terminate")) {
+    // On the last allowed step, end the episode ourselves rather than run out
+    // of steps; not a step that is a completion, which an added call would
+    // leave unverified (max_steps is a normal ending).
+    if (completionId === undefined && ep.stepIndex === limits.max_steps - 1 && !calls.some((c) => c.name === "terminate")) {
       const done = recommended(ep) || calls.some((c) => c.name === "recommend_product");
       const end = terminateCall(ep.stepIndex, done ? "success" : "failure");
       while (ids.has(end.id)) end.id += "_";
@@ -376,6 +524,7 @@ class Connection {
     }
     const step: Step = { type: "step", episode_id: ep.id, think, tool_calls: calls };
     if (a.response !== undefined) step.response = a.response;
+    if (completionId !== undefined && this.version >= 2) step.completion_id = completionId;
     this.emit(ep, step);
   }
 
@@ -388,22 +537,22 @@ class Connection {
     const sent = this.sendStep(ep.limits, step);
     ep.pending = sent;
     ep.stepIndex++;
-    log.debug("step", { episode: ep.id, step: ep.stepIndex - 1, tools: sent.tool_calls.map((c) => c.name).join(",") });
+    log.debug("step", { episode: ep.id, step: ep.stepIndex - 1, tools: sent.tool_calls.map((c) => c.name).join(","), completion: sent.completion_id });
   }
 
   /** sendStep writes a step, shrinking it to max_frame_bytes if needed (§5); it returns what was sent. */
   private sendStep(limits: Limits, step: Step): Step {
-    let frame = JSON.stringify(step);
+    let frame = encodeStep(step);
     const over = Buffer.byteLength(frame) - limits.max_frame_bytes;
     if (over > 0) {
       log.warn("step cut to max_frame_bytes", { episode: step.episode_id, bytes: Buffer.byteLength(frame), max: limits.max_frame_bytes });
       // Drop the response and cut think (each byte cut shortens the JSON by at
       // least one); if the tool calls alone are too big, terminate instead.
-      step = { type: "step", episode_id: step.episode_id, think: clipUTF8(step.think, Buffer.byteLength(step.think) - over), tool_calls: step.tool_calls };
-      frame = JSON.stringify(step);
+      step = { ...step, think: clipUTF8(step.think, Buffer.byteLength(step.think) - over), response: undefined };
+      frame = encodeStep(step);
       if (Buffer.byteLength(frame) > limits.max_frame_bytes) {
         step = { type: "step", episode_id: step.episode_id, think: "The step was too large to send.", tool_calls: [terminateCall(0, "failure")] };
-        frame = JSON.stringify(step);
+        frame = encodeStep(step);
       }
     }
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);

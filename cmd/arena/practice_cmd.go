@@ -199,8 +199,13 @@ func practiceRelay(cfg *config.Config, require bool, log zerolog.Logger) (episod
 	var rl episode.Relay
 	mode := judge.VerifyOff
 	if cfg.Relay.BaseURL != "" {
+		rc := *cfg
+		if require {
+			// The relay's offer tells the agent what scoring will do.
+			rc.Relay.Required = config.RelayTrue
+		}
 		var err error
-		if rl, mode, err = validator.NewRelay(*cfg, 0, log, prometheus.NewRegistry()); err != nil {
+		if rl, mode, err = validator.NewRelay(rc, 0, log, prometheus.NewRegistry()); err != nil {
 			return nil, "", err
 		}
 	}

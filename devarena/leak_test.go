@@ -398,7 +398,7 @@ func TestNoAnswerLeaksToMiners(t *testing.T) {
 	}
 	replayed := map[string][][]json.RawMessage{}
 	for _, e := range stored {
-		replayed[e.Trajectory.EpisodeID] = replay(t, a.Stack.Tools, e.Trajectory)
+		replayed[e.Trajectory.EpisodeID] = replay(t, a.Stack.Shop.Current().Tools, e.Trajectory)
 	}
 	vouchers := 0
 	for _, p := range problems {

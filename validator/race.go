@@ -163,8 +163,18 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
 	}
 
+	// The race runs on the stock of its window, whichever block it starts
+	// at, so every validator racing this window serves the same shop; its
+	// new hidden problems are made from that stock too.
+	stock, err := v.opts.Shop.At(ctx, window)
+	if err != nil {
+		if ctx.Err() == nil {
+			v.log.Error().Err(err).Uint64("window", window).Msg("race: restock the shop; no race this window")
+		}
+		return
+	}
 	if v.opts.Refill != nil {
-		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill)
+		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill(stock))
 		if err != nil {
 			v.log.Error().Err(err).Msg("race: refill the hidden pool")
 		} else if rep.Generated > 0 {
@@ -244,7 +254,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 					log.Error().Err(err).Uint16("uid", r.UID).Msg("race: racer hotkey")
 				}
 			}
-			trs := v.runner.Run(ctx, m, toEpisodeProblems(problems))
+			trs := v.runner.RunOn(ctx, stock.Tools, m, toEpisodeProblems(problems))
 			eps := v.episodes(trs, problems, records.Racing, rc.ID, r.Hotkey, block)
 			if err := v.storeEpisodes(eps); err != nil {
 				log.Error().Err(err).Uint16("uid", r.UID).Msg("race: store episodes")

@@ -38,11 +38,14 @@ type Options struct {
 	Signer      *chain.Signer
 	Store       *store.Store
 	Ledger      *suite.Ledger
-	// Refill generates new hidden problems when the pool runs low; nil
-	// disables refilling.
-	Refill suite.Source
-	Tools  *shop.Tools
-	Judge  judge.Judge
+	// Refill generates new hidden problems when the pool runs low, from
+	// the stock the race runs on; nil disables refilling.
+	Refill RefillSource
+	// Shop serves the agents' tools and restocks (OpenShop). Without it,
+	// Tools serve every episode and the shop never restocks.
+	Shop  *Shop
+	Tools *shop.Tools
+	Judge judge.Judge
 	// Titles matches title phrases in the rule metrics; nil is lexical.
 	Titles scoring.TitleMatcher
 
@@ -84,8 +87,8 @@ type Options struct {
 
 func (o *Options) validate() error {
 	var errs []error
-	if o.Chain == nil || o.FollowHeads == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || o.Tools == nil || o.Judge == nil {
-		errs = append(errs, errors.New("chain, heads, signer, store, ledger, tools and judge are required"))
+	if o.Chain == nil || o.FollowHeads == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || (o.Shop == nil && o.Tools == nil) || o.Judge == nil {
+		errs = append(errs, errors.New("chain, heads, signer, store, ledger, shop or tools, and judge are required"))
 	}
 	if o.Tempo == 0 || o.SyncEveryBlocks == 0 || o.RaceEveryBlocks == 0 || o.WeightsEveryBlocks == 0 {
 		errs = append(errs, errors.New("tempo and the sync, race and weights intervals must be positive"))
@@ -181,7 +184,13 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		return nil, fmt.Errorf("validator: %w", err)
 	}
 	log = log.With().Str("component", "validator").Logger()
-	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Tools, Limits: opts.Limits}, log, reg)
+	if opts.Shop == nil {
+		var err error
+		if opts.Shop, err = NewShop(ShopOptions{Stock: &Stock{Tools: opts.Tools}}, log, nil); err != nil {
+			return nil, fmt.Errorf("validator: %w", err)
+		}
+	}
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Shop.Current().Tools, Limits: opts.Limits}, log, reg)
 	if err != nil {
 		return nil, err
 	}

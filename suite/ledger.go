@@ -685,26 +685,35 @@ func GeneratorSource(g *Generator, mix Mix) Source {
 	}
 }
 
-// UsedTargets lists every product that is a target of a stored problem,
-// in any partition: what a refill must not target again.
-func (l *Ledger) UsedTargets(ctx context.Context) ([]string, error) {
+// TargetUse is what the stored problems spend of the catalog.
+type TargetUse struct {
+	// Problems is how many problems are stored, in every partition.
+	Problems int
+	// Targets are the distinct products they target: none may be a
+	// target again (see Add).
+	Targets []string
+}
+
+// TargetUse lists every product that is a target of a stored problem, in
+// any partition: what a refill must not target again.
+func (l *Ledger) TargetUse(ctx context.Context) (TargetUse, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cache, err := l.loadCache(ctx)
 	if err != nil {
-		return nil, err
+		return TargetUse{}, err
 	}
+	use := TargetUse{Problems: len(cache.problems)}
 	seen := make(map[string]bool, len(cache.problems))
-	var out []string
 	for _, p := range cache.problems {
 		for _, t := range p.Targets {
 			if !seen[t] {
 				seen[t] = true
-				out = append(out, t)
+				use.Targets = append(use.Targets, t)
 			}
 		}
 	}
-	return out, nil
+	return use, nil
 }
 
 // RefillReport sums a refill's rounds.
@@ -747,11 +756,11 @@ func (l *Ledger) Refill(ctx context.Context, minHidden int, src Source) (RefillR
 		// Every stored target is excluded, exposed or not: a new problem
 		// sharing a target would be discarded (exposed) or join a pool
 		// cluster and retire with it (unexposed), a target spent twice.
-		used, err := l.UsedTargets(ctx)
+		use, err := l.TargetUse(ctx)
 		if err != nil {
 			return rep, fmt.Errorf("refill: %w", err)
 		}
-		ps, err := src(ctx, offset, n, used)
+		ps, err := src(ctx, offset, n, use.Targets)
 		if err != nil {
 			return rep, fmt.Errorf("refill: generate: %w", err)
 		}

@@ -31,7 +31,9 @@ type metrics struct {
 	// keyInUse is 1 once another process was seen signing with this key.
 	keyInUse    prometheus.Gauge
 	pool        *prometheus.GaugeVec
-	compromised prometheus.Counter
+	// The hidden pool's capacity as last estimated (capacity.go).
+	capacityDays, restockCoverage prometheus.Gauge
+	compromised                   prometheus.Counter
 	hiddenUsed  prometheus.Counter
 	templated   *prometheus.CounterVec
 	void        *prometheus.CounterVec
@@ -74,6 +76,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		compromised: prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_compromised_clusters_total",
 			Help: "Clusters marked compromised because an answer named a product the agent never observed."}),
 	}
+	m.capacityDays = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_suite_capacity_days",
+		Help: "Days of races the hidden pool and the catalog's unused products sustain at this validator's race rate, before any further restock (an upper bound: it assumes every unused product can be a target)."})
+	m.restockCoverage = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_suite_restock_coverage_ratio",
+		Help: "Products the catalog's restocks add a day over those the races use a day; at 1 or more the hidden pool never runs dry (0: the catalog never restocks)."})
 	m.hiddenUsed = prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_hidden_clusters_used_total",
 		Help: "Hidden leak clusters exposed by races (one per race problem); rate() over a day is the pool's consumption."})
 	m.templated = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_templated_runs_total",
@@ -120,7 +126,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.compromised, m.hiddenUsed,
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.capacityDays, m.restockCoverage, m.compromised, m.hiddenUsed,
 		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)

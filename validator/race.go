@@ -232,6 +232,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 	}
 	v.m.setPhase("running")
 	v.m.hiddenUsed.Add(float64(len(rc.Clusters)))
+	v.checkCapacity(ctx)
 	log := v.log.With().Uint64("race", rc.ID).Logger()
 	log.Info().Uint64("window", window).Int("racers", len(racers)).Int("problems", len(problems)).Float64("bar", out.Bar).Msg("race started")
 	v.emit(Event{Kind: EventRaceStart, Block: block, RaceID: rc.ID, Text: fmt.Sprintf("race %d: %d racers on %d fresh hidden problems (bar %.3f)", rc.ID, len(racers), len(problems), out.Bar)})

@@ -139,6 +139,8 @@ type Validator struct {
 	// blockSeconds is a moving average of the wall-clock seconds per block
 	// between heads (0 until two heads were seen), for "next race in ~".
 	blockSeconds float64
+	// capacityWarned is when the capacity warning was last logged.
+	capacityWarned time.Time
 
 	synced     atomic.Bool
 	subscribed atomic.Bool
@@ -280,6 +282,7 @@ func (v *Validator) Run(ctx context.Context) error {
 	if err := v.resume(); err != nil {
 		return err
 	}
+	v.checkCapacity(ctx)
 	follower := v.opts.FollowHeads(chain.HeadsOptions{
 		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
 		OnReset: func(r chain.Reset) { v.chainReset(r.Reason) },

@@ -29,14 +29,14 @@ type metrics struct {
 	// chainReset is 1 once the node serves another chain than the data dir's.
 	chainReset prometheus.Gauge
 	// keyInUse is 1 once another process was seen signing with this key.
-	keyInUse    prometheus.Gauge
-	pool        *prometheus.GaugeVec
+	keyInUse prometheus.Gauge
+	pool     *prometheus.GaugeVec
 	// The hidden pool's capacity as last estimated (capacity.go).
 	capacityDays, restockCoverage prometheus.Gauge
 	compromised                   prometheus.Counter
-	hiddenUsed  prometheus.Counter
-	templated   *prometheus.CounterVec
-	void        *prometheus.CounterVec
+	hiddenUsed                    prometheus.Counter
+	templated                     *prometheus.CounterVec
+	void                          *prometheus.CounterVec
 
 	lastHead func() (chain.Head, time.Time)
 }

@@ -252,8 +252,8 @@ func Default() Config {
 			ProblemMix:            "product:0.4,shop:0.3,voucher:0.3",
 		},
 		// 2,500 products a day: at the default race size and mix a day of
-		// races spends about 1,640 targets (docs/benchmarks.md, "Hidden
-		// pool capacity"), so restocks outpace races by half again.
+		// races spends about 1,800 targets (docs/benchmarks.md, "Hidden
+		// pool capacity"), so restocks outpace races by a third.
 		Catalog: CatalogConfig{Products: 100_000, Seed: 1, RestockEveryBlocks: 7200, RestockProducts: 2500},
 		Episode: EpisodeConfig{
 			MaxFrameBytes:         256 << 10,

@@ -45,8 +45,9 @@ type CapacityInputs struct {
 }
 
 // defaultTargetsPerProblem stands in before any problem is stored: the
-// default mix's average, measured (docs/benchmarks.md).
-const defaultTargetsPerProblem = 1.64
+// default mix's average on a fresh generated catalog (docs/benchmarks.md,
+// "Hidden pool capacity").
+const defaultTargetsPerProblem = 1.8
 
 // EstimateCapacity works out the capacity from a ledger's and a catalog's
 // counts.

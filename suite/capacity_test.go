@@ -27,8 +27,8 @@ func TestEstimateCapacity(t *testing.T) {
 		{"targets outside the catalog count per problem, not against the stock", CapacityInputs{Products: 1000, UsedInStock: 0, Targets: 300,
 			Problems: 100, ProblemsPerDay: 10},
 			Capacity{Days: 1000 / 3.0 / 10, UnusedProducts: 1000, TargetsPerProblem: 3, ProblemsPerDay: 10}, false},
-		{"no problem stored yet", CapacityInputs{Products: 1640, ProblemsPerDay: 1000},
-			Capacity{Days: 1, UnusedProducts: 1640, TargetsPerProblem: defaultTargetsPerProblem, ProblemsPerDay: 1000}, true},
+		{"no problem stored yet", CapacityInputs{Products: 1800, ProblemsPerDay: 1000},
+			Capacity{Days: 1, UnusedProducts: 1800, TargetsPerProblem: defaultTargetsPerProblem, ProblemsPerDay: 1000}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

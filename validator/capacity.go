@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"arena/shop"
 	"arena/suite"
 )
 
@@ -12,9 +13,9 @@ import (
 // faster or load a larger catalog before races stop.
 const CapacityWarnDays = 30
 
-// nominalBlockSeconds stands in for the measured block time until two
+// NominalBlockSeconds stands in for the measured block time until two
 // heads have arrived: subtensor's target block time.
-const nominalBlockSeconds = 12
+const NominalBlockSeconds = 12
 
 // Capacity estimates how many days of races the hidden pool and the
 // unused products of the newest stock sustain (suite.Capacity).
@@ -27,24 +28,49 @@ func (v *Validator) Capacity(ctx context.Context) (suite.Capacity, error) {
 	if err != nil {
 		return suite.Capacity{}, err
 	}
-	cat := v.opts.Shop.Current().Tools.Catalog()
-	inStock := 0
-	for _, id := range use.Targets {
-		if _, ok := cat.Position(id); ok {
-			inStock++
-		}
-	}
 	v.mu.Lock()
 	bs := v.blockSeconds
 	v.mu.Unlock()
+	return CapacityOf(CapacityOptions{Use: use, HiddenAvailable: pool, Catalog: v.opts.Shop.Current().Tools.Catalog(),
+		RaceProblems: v.opts.RaceProblems, RaceEveryBlocks: v.opts.RaceEveryBlocks, Restock: v.opts.Shop.Restock(), BlockSeconds: bs}), nil
+}
+
+// CapacityOptions describe a suite, its shop and its races for CapacityOf.
+type CapacityOptions struct {
+	// Use is what the stored problems spend (suite.Ledger.TargetUse);
+	// HiddenAvailable the never-exposed hidden clusters.
+	Use             suite.TargetUse
+	HiddenAvailable int
+	// Catalog is the shop's newest stock.
+	Catalog *shop.Catalog
+	// RaceProblems are raced every RaceEveryBlocks blocks.
+	RaceProblems    int
+	RaceEveryBlocks uint64
+	Restock         Restock
+	// BlockSeconds is the time a block takes; 0 takes
+	// NominalBlockSeconds.
+	BlockSeconds float64
+}
+
+// CapacityOf estimates the capacity of a suite (suite.EstimateCapacity),
+// as the validator reports it and `arena suite capacity` works it out
+// before a validator starts.
+func CapacityOf(o CapacityOptions) suite.Capacity {
+	inStock := 0
+	for _, id := range o.Use.Targets {
+		if _, ok := o.Catalog.Position(id); ok {
+			inStock++
+		}
+	}
+	bs := o.BlockSeconds
 	if bs <= 0 {
-		bs = nominalBlockSeconds
+		bs = NominalBlockSeconds
 	}
 	// One race a window: a validator races whenever a challenger
 	// qualifies, which is the rate its pool must be ready for.
-	perDay := float64(v.opts.RaceProblems) * secondsPerDay / (bs * float64(v.opts.RaceEveryBlocks))
-	return suite.EstimateCapacity(suite.CapacityInputs{Products: cat.Len(), UsedInStock: inStock, Targets: len(use.Targets),
-		Problems: use.Problems, HiddenAvailable: pool, ProblemsPerDay: perDay, RestockPerDay: v.opts.Shop.Restock().PerDay(bs)}), nil
+	perDay := float64(o.RaceProblems) * secondsPerDay / (bs * float64(o.RaceEveryBlocks))
+	return suite.EstimateCapacity(suite.CapacityInputs{Products: o.Catalog.Len(), UsedInStock: inStock, Targets: len(o.Use.Targets),
+		Problems: o.Use.Problems, HiddenAvailable: o.HiddenAvailable, ProblemsPerDay: perDay, RestockPerDay: o.Restock.PerDay(bs)})
 }
 
 // checkCapacity estimates the capacity, sets its gauges and warns, at most

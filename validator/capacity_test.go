@@ -121,7 +121,7 @@ func TestCapacityReported(t *testing.T) {
 			cat := sh.Current().Tools.Catalog()
 			unused := cat.Len() - len(use.Targets)
 			perProblem := float64(len(use.Targets)) / float64(use.Problems)
-			perDay := float64(vc.RaceProblems) * 86400 / (nominalBlockSeconds * float64(tt.raceEvery))
+			perDay := float64(vc.RaceProblems) * 86400 / (NominalBlockSeconds * float64(tt.raceEvery))
 			want := (float64(pool) + float64(unused)/perProblem) / perDay
 			if math.Abs(got-want) > 1e-9*want || doc.Suite.Unused != unused {
 				t.Fatalf("suite.capacity_days %.6f with %d unused products, want %.6f with %d", got, doc.Suite.Unused, want, unused)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -201,5 +204,48 @@ func TestRestockOf(t *testing.T) {
 				t.Fatalf("RestockOf = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// BenchmarkShopRestock times one restock at the defaults: a lot of 2,500
+// products added to the 100,000-product catalog, with the new catalog, its
+// index and its web built (what a validator does once a day). Set
+// ARENA_BENCH_PRODUCTS to start from another size.
+//
+//	go test ./validator -run '^$' -bench ShopRestock -benchtime 3x
+func BenchmarkShopRestock(b *testing.B) {
+	products := 100_000
+	if s := os.Getenv("ARENA_BENCH_PRODUCTS"); s != "" {
+		var err error
+		if products, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	def := config.Default().Catalog
+	rs := Restock{EveryBlocks: def.RestockEveryBlocks, Products: def.RestockProducts}
+	g, err := gen.New(gen.Options{Products: products, Seed: 1}, zerolog.Nop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	idx, web, err := generatedStock(ctx, g, 0, rs.Products, shop.IndexOptions{}, zerolog.Nop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s/start")
+	tools, err := shop.NewTools(shop.ToolsOptions{Index: idx, Web: web}, zerolog.Nop(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewShop(ShopOptions{Stock: &Stock{Index: idx, Web: web, Tools: tools}, Generator: g, Restock: rs}, zerolog.Nop(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.At(ctx, uint64(i+1)*rs.EveryBlocks); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

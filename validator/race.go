@@ -173,6 +173,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		}
 		return
 	}
+	v.opts.Shop.Release(window)
 	if v.opts.Refill != nil {
 		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill(stock))
 		if err != nil {

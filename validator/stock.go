@@ -83,6 +83,10 @@ type Shop struct {
 	opts ShopOptions
 	log  zerolog.Logger
 	cur  atomic.Pointer[Stock]
+	// prev is the stock before cur, kept until no race can want it
+	// (Release): a race may start after a qualifying run restocked for
+	// a later block, and it still runs on its window's stock.
+	prev atomic.Pointer[Stock]
 	// mu serialises restocks: the first run that needs a stock builds it,
 	// the others wait for it.
 	mu sync.Mutex
@@ -132,30 +136,61 @@ func (s *Shop) Current() *Stock { return s.cur.Load() }
 func (s *Shop) Restock() Restock { return s.opts.Restock }
 
 // At returns the stock of block, restocking first if the schedule has
-// lots due that the newest stock lacks. A block older than the newest
-// stock gets the newest: stocks only grow, and the run asking started
-// after it was built.
+// lots due that the newest stock lacks. The stock before the newest is
+// kept until Release; a block older than that (a run started more than a
+// restock late, or after a restart past a restock) gets the oldest stock
+// kept.
 func (s *Shop) At(ctx context.Context, block uint64) (*Stock, error) {
 	want := s.opts.Restock.Lots(block)
-	if cur := s.cur.Load(); want <= cur.Lots {
-		return cur, nil
+	if st, ok := s.kept(want); ok {
+		return st, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cur := s.cur.Load()
-	if want <= cur.Lots {
-		return cur, nil
+	if st, ok := s.kept(want); ok {
+		return st, nil
 	}
+	cur := s.cur.Load()
 	start := time.Now()
 	next, err := s.restock(ctx, cur, want)
 	if err != nil {
 		return nil, fmt.Errorf("restock to lot %d at block %d: %w", want, block, err)
 	}
 	s.restockSeconds.Observe(time.Since(start).Seconds())
+	s.prev.Store(cur)
 	s.set(next)
 	s.log.Info().Uint64("block", block).Int("lots", next.Lots).Int("products", next.Tools.Catalog().Len()).
 		Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("shop restocked")
 	return next, nil
+}
+
+// kept returns the stock with want lots if it is built, or the oldest
+// kept if want is older still; false when want is due but not built.
+func (s *Shop) kept(want int) (*Stock, bool) {
+	cur := s.cur.Load()
+	switch {
+	case want > cur.Lots:
+		return nil, false
+	case want == cur.Lots:
+		return cur, true
+	}
+	if p := s.prev.Load(); p != nil {
+		if p.Lots != want {
+			s.log.Warn().Int("lots", want).Int("served_lots", p.Lots).Msg("shop: the stock asked for is no longer kept; serving the oldest kept")
+		}
+		return p, true
+	}
+	s.log.Warn().Int("lots", want).Int("served_lots", cur.Lots).Msg("shop: the stock asked for is no longer kept; serving the oldest kept")
+	return cur, true
+}
+
+// Release drops the stock before the newest once block, a race window
+// just started, has the newest: later races and runs start at later
+// blocks, so none wants an older stock.
+func (s *Shop) Release(block uint64) {
+	if s.opts.Restock.Lots(block) >= s.cur.Load().Lots {
+		s.prev.Store(nil)
+	}
 }
 
 // restock builds the stock with lots 1..want from cur's, which holds the

@@ -249,3 +249,41 @@ func BenchmarkShopRestock(b *testing.B) {
 		}
 	}
 }
+
+// TestShopKeepsTheStockBefore: a race whose window opened before a restock
+// runs on that window's stock even when a qualifying run restocked first,
+// until a race of a later window releases it.
+func TestShopKeepsTheStockBefore(t *testing.T) {
+	ctx := context.Background()
+	rs := Restock{EveryBlocks: 100, Products: 200}
+	s := testShop(t, 1000, 3, rs, 90)
+	first := s.Current()
+	steps := []struct {
+		name    string
+		call    func() (*Stock, error)
+		release uint64 // Release(release) after the call, when not 0
+		want    int    // lots of the stock returned
+	}{
+		{"a qualifying run past the restock", func() (*Stock, error) { return s.At(ctx, 105) }, 0, 1},
+		{"the race of the window before it", func() (*Stock, error) { return s.At(ctx, 90) }, 90, 0},
+		{"the next race window", func() (*Stock, error) { return s.At(ctx, 110) }, 110, 1},
+		{"a window released", func() (*Stock, error) { return s.At(ctx, 90) }, 0, 1},
+		{"two restocks at once", func() (*Stock, error) { return s.At(ctx, 320) }, 0, 3},
+		{"the window before them", func() (*Stock, error) { return s.At(ctx, 180) }, 0, 1},
+	}
+	for _, st := range steps {
+		got, err := st.call()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got.Lots != st.want {
+			t.Fatalf("%s: a stock of %d lots, want %d", st.name, got.Lots, st.want)
+		}
+		if st.want == 0 && got != first {
+			t.Fatalf("%s: not the stock the shop started with", st.name)
+		}
+		if st.release != 0 {
+			s.Release(st.release)
+		}
+	}
+}

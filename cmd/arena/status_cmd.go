@@ -250,8 +250,12 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 // capacityLine says how long the hidden pool lasts and whether restocks
 // keep it from running dry.
 func capacityLine(c *suite.Capacity) string {
-	s := fmt.Sprintf("%.1f days of races (%d unused products at %.2f targets a problem, %.0f problems a day)",
-		c.Days, c.UnusedProducts, c.TargetsPerProblem, c.ProblemsPerDay)
+	days := fmt.Sprintf("%.1f", c.Days)
+	if c.Days < 1 {
+		days = fmt.Sprintf("%.2g", c.Days) // a devnet's fast blocks
+	}
+	s := fmt.Sprintf("%s days of races (%d unused products at %.2f targets a problem, %.0f problems a day)",
+		days, c.UnusedProducts, c.TargetsPerProblem, c.ProblemsPerDay)
 	switch {
 	case c.RestockCoverage >= 1:
 		s += fmt.Sprintf("; restocks add %.2f× what races use, so it never runs dry", c.RestockCoverage)

@@ -148,6 +148,12 @@ type CatalogConfig struct {
 	IndexDir string `yaml:"index_dir" help:"directory for catalog.file's index and knowledge files (created if missing); empty: beside the catalog file"`
 	Products int    `yaml:"products" help:"products to generate when catalog.file is empty"`
 	Seed     uint64 `yaml:"seed" help:"seed of the generated catalog (every validator with the same seed gets the same shop)"`
+	// A generated catalog restocks on a block schedule every validator
+	// shares, so that problems keep getting fresh targets (docs/design.md,
+	// "Suite and leak clusters").
+	RestockEveryBlocks uint64 `yaml:"restock_every_blocks" help:"a generated catalog adds restock_products new products every this many blocks after restock_from_block; the same on every validator (0: never restock)"`
+	RestockProducts    int    `yaml:"restock_products" help:"products each restock adds to a generated catalog; the same on every validator"`
+	RestockFromBlock   uint64 `yaml:"restock_from_block" help:"block the restock schedule counts from (the first restock is restock_every_blocks later); the same on every validator, e.g. the block the subnet's validators agreed to start at"`
 }
 
 // EpisodeConfig bounds what one miner may cost the validator.
@@ -346,7 +352,10 @@ func Default() Config {
 			HiddenMinClusters:     100,
 			ProblemMix:            "product:0.4,shop:0.3,voucher:0.3",
 		},
-		Catalog: CatalogConfig{Products: 100_000, Seed: 1},
+		// 2,500 products a day: at the default race size and mix a day of
+		// races spends about 1,800 targets (docs/benchmarks.md, "Hidden
+		// pool capacity"), so restocks outpace races by a third.
+		Catalog: CatalogConfig{Products: 100_000, Seed: 1, RestockEveryBlocks: 7200, RestockProducts: 2500},
 		Episode: EpisodeConfig{
 			MaxFrameBytes:         256 << 10,
 			MaxThinkBytes:         16 << 10,

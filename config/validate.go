@@ -180,6 +180,9 @@ func (c *Config) Validate() error {
 		if c.Catalog.IndexDir != "" {
 			v.problem("catalog.index_dir", "is only used with catalog.file (a generated catalog is built in memory at every start); set catalog.file or leave it empty")
 		}
+		if c.Catalog.RestockEveryBlocks > 0 {
+			v.atLeast("catalog.restock_products", c.Catalog.RestockProducts, 1)
+		}
 	}
 
 	e := c.Episode

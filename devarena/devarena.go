@@ -145,6 +145,10 @@ func FastTimings(cfg config.Config) config.Config {
 	cfg.Validator.HiddenMinClusters = 60
 	cfg.Race.WindowBlocks = 140 * cfg.Validator.RaceEveryBlocks
 	cfg.Catalog.File, cfg.Catalog.Products = "", 20_000
+	// A race a window spends up to 50 problems (DemoTimings) at about 1.8
+	// targets each: 4,500 products per 2,000 blocks, which 6,000 restocked
+	// products cover with room (docs/benchmarks.md, "Hidden pool capacity").
+	cfg.Catalog.RestockEveryBlocks, cfg.Catalog.RestockProducts, cfg.Catalog.RestockFromBlock = 2000, 6000, 0
 	cfg.Episode.StepTimeout = config.Duration{Duration: 10 * time.Second}
 	cfg.Episode.EpisodeTimeout = config.Duration{Duration: 60 * time.Second}
 	cfg.Race.DecayBlocks = 400

@@ -135,6 +135,13 @@ func (r *Runner) Limits() Limits { return r.limits }
 // reason and no steps. A dead miner costs at most the dial and handshake
 // timeouts, or the step timeout of the episodes in flight.
 func (r *Runner) Run(ctx context.Context, m Miner, problems []Problem) []Trajectory {
+	return r.RunOn(ctx, r.opts.Tools, m, problems)
+}
+
+// RunOn is Run with the episodes' tool calls executed by tools instead of
+// RunnerOptions.Tools: a validator whose shop restocks runs each race on
+// the stock of its window.
+func (r *Runner) RunOn(ctx context.Context, tools *shop.Tools, m Miner, problems []Problem) []Trajectory {
 	out := make([]Trajectory, len(problems))
 	conn, err := r.Connect(ctx, m)
 	if err != nil {
@@ -158,7 +165,7 @@ func (r *Runner) Run(ctx context.Context, m Miner, problems []Problem) []Traject
 	defer conn.Close()
 	var wg sync.WaitGroup
 	for i, p := range problems {
-		wg.Go(func() { out[i] = conn.Episode(ctx, p) })
+		wg.Go(func() { out[i] = conn.episode(ctx, tools, p) })
 	}
 	wg.Wait()
 	return out
@@ -529,6 +536,10 @@ func newEpisodeID() string {
 // It waits for a free slot first (Limits.MaxConcurrentEpisodes); the wait
 // is not part of the episode's time. Cancelling ctx ends it as aborted.
 func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
+	return c.episode(ctx, c.r.opts.Tools, p)
+}
+
+func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajectory {
 	r := c.r
 	lim := r.limits
 	tr := r.newTrajectory(c.miner, p)
@@ -592,7 +603,7 @@ func (c *Conn) Episode(ctx context.Context, p Problem) Trajectory {
 
 	epCtx, cancel := context.WithTimeout(ctx, lim.EpisodeTimeout)
 	defer cancel()
-	session = r.opts.Tools.NewSession()
+	session = tools.NewSession()
 
 	// end sends episode_end (best effort) and finishes the trajectory.
 	end := func(reason EndReason, detail string) Trajectory {

@@ -74,6 +74,30 @@ func NewCatalog(products []Product) (*Catalog, error) {
 	return b.finish()
 }
 
+// With returns a new catalog holding c's products and more (a restock).
+// c is left as it is, so searches that hold it keep their results; more
+// is validated as NewCatalog does, and an id c already has is an error.
+// Products keep their records and order, so a product reads the same in
+// both catalogs.
+func (c *Catalog) With(more []Product) (*Catalog, error) {
+	if c.n+len(more) > 1<<31-1 {
+		return nil, fmt.Errorf("catalog: %d products exceed the limit", c.n+len(more))
+	}
+	b := newCatalogBuilder()
+	var p Product
+	for i := range c.n {
+		c.decode(i, &p)
+		b.add(&p)
+	}
+	for i := range more {
+		if err := more[i].Validate(); err != nil {
+			return nil, fmt.Errorf("catalog: product %d (%q): %w", i, more[i].ProductID, err)
+		}
+		b.add(&more[i])
+	}
+	return b.finish()
+}
+
 // Len is the number of products.
 func (c *Catalog) Len() int { return c.n }
 

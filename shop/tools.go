@@ -175,6 +175,16 @@ func NewTools(opts ToolsOptions, log zerolog.Logger, reg prometheus.Registerer) 
 // Catalog is the catalog the tools answer from.
 func (t *Tools) Catalog() *Catalog { return t.cat }
 
+// Restocked returns tools that answer from idx and web, a restock of this
+// shop, with t's limits, interpreter and metrics. t is unchanged: an
+// episode keeps the tools it started with, so a restock never changes the
+// shop under an episode in flight.
+func (t *Tools) Restocked(idx *Index, web WebSearcher) *Tools {
+	u := *t
+	u.idx, u.cat, u.web = idx, idx.Catalog(), web
+	return &u
+}
+
 // Execute runs the tool called name with raw JSON arguments. It never
 // panics: every problem, including an unknown tool, is an error Result.
 func (t *Tools) Execute(ctx context.Context, name string, args json.RawMessage) (res Result) {

@@ -171,6 +171,12 @@ type Request struct {
 	// the seed and i, so a refill that continues at the last offset gets
 	// fresh problems, and regenerating a range gives the same ones.
 	Offset uint64
+	// Exclude names products that must not be targets: the targets of the
+	// problems already stored. Targets are then drawn from the other
+	// products only, so a catalog whose products are mostly used still
+	// yields fresh problems instead of spending its attempts on products
+	// the ledger would discard. Ids the catalog does not hold are ignored.
+	Exclude []string
 	// AllowSharedTargets keeps problems whose targets repeat an earlier
 	// problem's. By default they are replaced, so that a suite's leak
 	// clusters come from near-duplicate queries only, not from the
@@ -241,6 +247,7 @@ func (g *Generator) Generate(ctx context.Context, req Request) ([]Problem, Gener
 	// target with an earlier accepted one is replaced by a fresh slot of
 	// the same type (unless AllowSharedTargets): shared targets would merge
 	// their leak clusters.
+	pk := g.picker(req.Exclude)
 	slots := make([]slot, req.Count)
 	for i := range slots {
 		slots[i] = slot{seed: deriveSeed(g.opts.Seed, req.Offset+uint64(i)), t: types[i]}
@@ -274,7 +281,7 @@ func (g *Generator) Generate(ctx context.Context, req Request) ([]Problem, Gener
 					if err := gctx.Err(); err != nil {
 						return err
 					}
-					p, tries, err := g.one(slots[i].t, slots[i].seed)
+					p, tries, err := g.one(slots[i].t, slots[i].seed, pk)
 					attempts.Add(int64(tries))
 					if err == nil {
 						out[i], ok[i] = p, true
@@ -326,16 +333,16 @@ func (g *Generator) Generate(ctx context.Context, req Request) ([]Problem, Gener
 // One makes one problem of type t from seed, trying up to MaxAttempts
 // candidates.
 func (g *Generator) One(t Type, seed uint64) (Problem, error) {
-	p, _, err := g.one(t, seed)
+	p, _, err := g.one(t, seed, g.picker(nil))
 	return p, err
 }
 
-func (g *Generator) one(t Type, seed uint64) (Problem, int, error) {
+func (g *Generator) one(t Type, seed uint64, pk *picker) (Problem, int, error) {
 	if t == TypeKnowledge {
 		if g.know == nil {
 			return Problem{}, 0, errors.New("generate: knowledge problems need the web corpus")
 		}
-		return g.know.one(seed)
+		return g.know.one(seed, pk)
 	}
 	var last error
 	for a := range g.opts.MaxAttempts {
@@ -344,11 +351,11 @@ func (g *Generator) one(t Type, seed uint64) (Problem, int, error) {
 		var err error
 		switch t {
 		case TypeProduct:
-			p, err = g.product(r)
+			p, err = g.product(r, pk)
 		case TypeShop:
-			p, err = g.shop(r)
+			p, err = g.shop(r, pk)
 		case TypeVoucher:
-			p, err = g.voucher(r)
+			p, err = g.voucher(r, pk)
 		default:
 			return Problem{}, a, fmt.Errorf("generate: unknown type %q", t)
 		}
@@ -362,6 +369,50 @@ func (g *Generator) one(t Type, seed uint64) (Problem, int, error) {
 	}
 	return Problem{}, g.opts.MaxAttempts, fmt.Errorf("generate %s (seed %d): no solvable problem in %d attempts: %w", t, seed, g.opts.MaxAttempts, last)
 }
+
+// picker draws target positions: from the whole catalog, or from the
+// products Request.Exclude leaves.
+type picker struct {
+	n    int
+	free []int32 // the positions that may be targets; nil: all n
+	used []bool  // by position; nil: none excluded
+}
+
+func (g *Generator) picker(exclude []string) *picker {
+	pk := &picker{n: g.cat.Len()}
+	if len(exclude) == 0 {
+		return pk
+	}
+	pk.used = make([]bool, pk.n)
+	for _, id := range exclude {
+		if pos, ok := g.cat.Position(id); ok {
+			pk.used[pos] = true
+		}
+	}
+	pk.free = make([]int32, 0, pk.n)
+	for i, u := range pk.used {
+		if !u {
+			pk.free = append(pk.free, int32(i))
+		}
+	}
+	return pk
+}
+
+// pick draws a position that may be a target. Without exclusions it
+// draws exactly as r.IntN(Len) does, so a suite generated without them
+// keeps its problems.
+func (pk *picker) pick(r *rand.Rand) (int, error) {
+	if pk.free == nil {
+		return r.IntN(pk.n), nil
+	}
+	if len(pk.free) == 0 {
+		return 0, errNoFreeTarget
+	}
+	return int(pk.free[r.IntN(len(pk.free))]), nil
+}
+
+// ok reports whether the product at pos may be a target.
+func (pk *picker) ok(pos int) bool { return pk.used == nil || !pk.used[pos] }
 
 // deriveSeed mixes the suite seed and a slot number (splitmix64), so
 // neighbouring slots get unrelated streams.
@@ -398,6 +449,8 @@ var (
 	errTooFewDistractors = errors.New("too few distractors")
 	errUnselective       = errors.New("constraints not selective")
 	errRawQuerySolves    = errors.New("the first hit for the query as written meets every constraint")
+	errNoFreeTarget      = errors.New("every product of the catalog is already a target")
+	errUsedTarget        = errors.New("the product is already a target")
 )
 
 // rawQuerySolves reports whether the first find_product hit for the
@@ -414,8 +467,12 @@ func (g *Generator) rawQuerySolves(query string, c *itemSpec) bool {
 	return ok && g.misses(pos, c, 0) == 0
 }
 
-func (g *Generator) product(r *rand.Rand) (Problem, error) {
-	c, cands, err := g.item(r, r.IntN(g.cat.Len()), 2+r.IntN(2), false)
+func (g *Generator) product(r *rand.Rand, pk *picker) (Problem, error) {
+	pos, err := pk.pick(r)
+	if err != nil {
+		return Problem{}, err
+	}
+	c, cands, err := g.item(r, pos, 2+r.IntN(2), false)
 	if err != nil {
 		return Problem{}, err
 	}
@@ -431,9 +488,13 @@ func (g *Generator) product(r *rand.Rand) (Problem, error) {
 }
 
 // shopItems picks k products of one shop from distinct categories, the
-// first being a random catalog product.
-func (g *Generator) shopItems(r *rand.Rand, k int) ([]int, error) {
-	first := g.cat.At(r.IntN(g.cat.Len()))
+// first being a random catalog product, none of them excluded by pk.
+func (g *Generator) shopItems(r *rand.Rand, k int, pk *picker) ([]int, error) {
+	pos, err := pk.pick(r)
+	if err != nil {
+		return nil, err
+	}
+	first := g.cat.At(pos)
 	prods := g.cat.ShopProducts(first.ShopID)
 	if len(prods) < k {
 		return nil, errUnsuitable
@@ -445,8 +506,11 @@ func (g *Generator) shopItems(r *rand.Rand, k int) ([]int, error) {
 		if seen[p.Category] {
 			continue
 		}
-		seen[p.Category] = true
 		pos, _ := g.cat.Position(p.ProductID)
+		if !pk.ok(pos) {
+			continue
+		}
+		seen[p.Category] = true
 		out = append(out, pos)
 		if len(out) == k {
 			return out, nil
@@ -455,9 +519,9 @@ func (g *Generator) shopItems(r *rand.Rand, k int) ([]int, error) {
 	return nil, errUnsuitable
 }
 
-func (g *Generator) shop(r *rand.Rand) (Problem, error) {
+func (g *Generator) shop(r *rand.Rand, pk *picker) (Problem, error) {
 	k := 2 + r.IntN(4)
-	positions, err := g.shopItems(r, k)
+	positions, err := g.shopItems(r, k, pk)
 	if err != nil {
 		return Problem{}, err
 	}
@@ -506,19 +570,23 @@ func (g *Generator) shop(r *rand.Rand) (Problem, error) {
 		Difficulty: grade(counts, steps(specs, false)+1, pairCount(specs))}, nil
 }
 
-func (g *Generator) voucher(r *rand.Rand) (Problem, error) {
+func (g *Generator) voucher(r *rand.Rand, pk *picker) (Problem, error) {
 	k := []int{1, 1, 1, 2, 2, 3, 4}[r.IntN(7)]
 	vtype := VoucherPlatform
 	var positions []int
 	if r.IntN(2) == 0 {
 		vtype = VoucherShop
 		var err error
-		if positions, err = g.shopItems(r, k); err != nil {
+		if positions, err = g.shopItems(r, k, pk); err != nil {
 			return Problem{}, err
 		}
 	} else {
 		for range k {
-			positions = append(positions, r.IntN(g.cat.Len()))
+			pos, err := pk.pick(r)
+			if err != nil {
+				return Problem{}, err
+			}
+			positions = append(positions, pos)
 		}
 	}
 	specs := make([]*itemSpec, k)

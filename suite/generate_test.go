@@ -276,3 +276,70 @@ func TestGeneratedProblemJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateExclude: with Request.Exclude no problem targets an excluded
+// product, and a suite keeps coming while few products are left; without
+// it the suite is the one generated before exclusions existed.
+func TestGenerateExclude(t *testing.T) {
+	ctx := context.Background()
+	g := testGenerator(t, 5000, 9)
+	cat := g.cat
+	ids := func(keep func(i int) bool) []string {
+		var out []string
+		for i := range cat.Len() {
+			if keep(i) {
+				out = append(out, cat.At(i).ProductID)
+			}
+		}
+		return out
+	}
+	plain, _, err := g.Generate(ctx, Request{Count: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		exclude []string
+		// min is the fewest problems wanted of 60.
+		min int
+	}{
+		{"nothing excluded", nil, 60},
+		{"half the catalog", ids(func(i int) bool { return i%2 == 0 }), 58},
+		{"all but 600 products", ids(func(i int) bool { return i >= 600 }), 50},
+		{"ids the catalog does not hold", []string{"no-such-product", "1"}, 60},
+		{"everything", ids(func(int) bool { return true }), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, rep, err := g.Generate(ctx, Request{Count: 60, Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d problems, %d attempts, %d given up", len(ps), rep.Attempts, rep.GivenUp)
+			if len(ps) < tt.min {
+				t.Fatalf("%d problems, want at least %d", len(ps), tt.min)
+			}
+			excluded := map[string]bool{}
+			for _, id := range tt.exclude {
+				excluded[id] = true
+			}
+			for _, p := range ps {
+				for _, tg := range p.Targets {
+					if excluded[tg] {
+						t.Fatalf("problem %s targets excluded product %s", p.ID, tg)
+					}
+				}
+			}
+			if len(tt.exclude) == 0 || tt.name == "ids the catalog does not hold" {
+				if len(ps) != len(plain) {
+					t.Fatalf("%d problems, %d without Exclude", len(ps), len(plain))
+				}
+				for i := range ps {
+					if ps[i].ID != plain[i].ID {
+						t.Fatalf("problem %d is %s, %s without Exclude", i, ps[i].ID, plain[i].ID)
+					}
+				}
+			}
+		})
+	}
+}

@@ -201,14 +201,14 @@ func productCarries(p *shop.Product, answer string) bool {
 // One makes the knowledge problem of slot seed, trying up to the
 // Generator's MaxAttempts candidates.
 func (k *KnowledgeGenerator) One(seed uint64) (Problem, error) {
-	p, _, err := k.one(seed)
+	p, _, err := k.one(seed, k.g.picker(nil))
 	return p, err
 }
 
-func (k *KnowledgeGenerator) one(seed uint64) (Problem, int, error) {
+func (k *KnowledgeGenerator) one(seed uint64, pk *picker) (Problem, int, error) {
 	var last error
 	for a := range k.g.opts.MaxAttempts {
-		p, err := k.generate(rand.New(rand.NewPCG(seed, uint64(a))))
+		p, err := k.generate(rand.New(rand.NewPCG(seed, uint64(a))), pk)
 		if err == nil {
 			p.Seed = seed
 			if err = p.Finish(); err == nil {
@@ -230,12 +230,13 @@ func (k *KnowledgeGenerator) Generate(ctx context.Context, req Request) ([]Probl
 		return nil, rep, fmt.Errorf("generate: count %d is negative", req.Count)
 	}
 	seen, used := map[string]bool{}, map[string]bool{}
+	pk := k.g.picker(req.Exclude)
 	var out []Problem
 	for i := range req.Count {
 		if err := ctx.Err(); err != nil {
 			return nil, rep, fmt.Errorf("generate: %w", err)
 		}
-		p, tries, err := k.one(deriveSeed(k.g.opts.Seed^knowledgeStream, req.Offset+uint64(i)))
+		p, tries, err := k.one(deriveSeed(k.g.opts.Seed^knowledgeStream, req.Offset+uint64(i)), pk)
 		rep.Attempts += tries
 		switch {
 		case err != nil:
@@ -273,9 +274,12 @@ func (k *KnowledgeGenerator) Generate(ctx context.Context, req Request) ([]Probl
 //     meet every other constraint without carrying the answer, and the
 //     first result of find_product for the item's words alone is one of
 //     them.
-func (k *KnowledgeGenerator) generate(r *rand.Rand) (Problem, error) {
+func (k *KnowledgeGenerator) generate(r *rand.Rand, pk *picker) (Problem, error) {
 	f := &k.facts[r.IntN(len(k.facts))]
 	pos := int(f.Products[r.IntN(len(f.Products))])
+	if !pk.ok(pos) {
+		return Problem{}, errUsedTarget
+	}
 	c, err := k.g.spec(r, pos, 1)
 	if err != nil {
 		return Problem{}, err

@@ -614,6 +614,9 @@ type Stats struct {
 	// ProblemsPerRace clusters a race.
 	RacesCovered    int `json:"races_covered"`
 	ProblemsPerRace int `json:"problems_per_race"`
+	// Capacity is set by whoever knows the catalog and the race schedule
+	// (the validator); Ledger.Stats leaves it nil.
+	*Capacity
 }
 
 // Stats counts clusters and problems by partition and type.
@@ -668,16 +671,49 @@ func (l *Ledger) HiddenAvailable() (int, error) {
 	return n, nil
 }
 
-// Source makes n new problems starting at slot offset; the same offset
-// gives the same problems (Generator.Generate with Request.Offset).
-type Source func(ctx context.Context, offset uint64, n int) ([]Problem, error)
+// Source makes n new problems starting at slot offset, none targeting a
+// product in exclude (the ledger's targets); the same offset and
+// exclusions give the same problems (Generator.Generate with
+// Request.Offset and Request.Exclude).
+type Source func(ctx context.Context, offset uint64, n int, exclude []string) ([]Problem, error)
 
 // GeneratorSource adapts a Generator to Source with the given mix.
 func GeneratorSource(g *Generator, mix Mix) Source {
-	return func(ctx context.Context, offset uint64, n int) ([]Problem, error) {
-		ps, _, err := g.Generate(ctx, Request{Count: n, Mix: mix, Offset: offset})
+	return func(ctx context.Context, offset uint64, n int, exclude []string) ([]Problem, error) {
+		ps, _, err := g.Generate(ctx, Request{Count: n, Mix: mix, Offset: offset, Exclude: exclude})
 		return ps, err
 	}
+}
+
+// TargetUse is what the stored problems spend of the catalog.
+type TargetUse struct {
+	// Problems is how many problems are stored, in every partition.
+	Problems int
+	// Targets are the distinct products they target: none may be a
+	// target again (see Add).
+	Targets []string
+}
+
+// TargetUse lists every product that is a target of a stored problem, in
+// any partition: what a refill must not target again.
+func (l *Ledger) TargetUse(ctx context.Context) (TargetUse, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cache, err := l.loadCache(ctx)
+	if err != nil {
+		return TargetUse{}, err
+	}
+	use := TargetUse{Problems: len(cache.problems)}
+	seen := make(map[string]bool, len(cache.problems))
+	for _, p := range cache.problems {
+		for _, t := range p.Targets {
+			if !seen[t] {
+				seen[t] = true
+				use.Targets = append(use.Targets, t)
+			}
+		}
+	}
+	return use, nil
 }
 
 // RefillReport sums a refill's rounds.
@@ -717,7 +753,14 @@ func (l *Ledger) Refill(ctx context.Context, minHidden int, src Source) (RefillR
 			return rep, fmt.Errorf("refill: %w", err)
 		}
 		n := need + need/4 + 1 // some will be discarded or join clusters
-		ps, err := src(ctx, offset, n)
+		// Every stored target is excluded, exposed or not: a new problem
+		// sharing a target would be discarded (exposed) or join a pool
+		// cluster and retire with it (unexposed), a target spent twice.
+		use, err := l.TargetUse(ctx)
+		if err != nil {
+			return rep, fmt.Errorf("refill: %w", err)
+		}
+		ps, err := src(ctx, offset, n, use.Targets)
 		if err != nil {
 			return rep, fmt.Errorf("refill: generate: %w", err)
 		}

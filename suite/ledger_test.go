@@ -41,7 +41,7 @@ func syntheticSource(poolSize int) Source {
 		}
 		return strings.Join(ws, " ")
 	}
-	return func(_ context.Context, offset uint64, n int) ([]Problem, error) {
+	return func(_ context.Context, offset uint64, n int, _ []string) ([]Problem, error) {
 		var out []Problem
 		for i := range uint64(n) {
 			slot := offset + i
@@ -74,7 +74,7 @@ func TestLedgerRaces(t *testing.T) {
 	ctx := context.Background()
 	l := testLedger(t)
 	src := syntheticSource(6000)
-	public, err := src(ctx, 1<<40, 200)
+	public, err := src(ctx, 1<<40, 200, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -309,14 +309,23 @@ func CheckParaphrase(pr *Problem, text string, cat *shop.Catalog) (string, []str
 	return outcome, reasons
 }
 
+// WithCatalog is p checking rewrites against cat, a restock of its
+// catalog, so that a problem targeting a restocked product is checked for
+// its title and id too.
+func (p *Paraphraser) WithCatalog(cat *shop.Catalog) *Paraphraser {
+	q := *p
+	q.opts.Catalog = cat
+	return &q
+}
+
 // ParaphraseSource paraphrases what src generates. With a nil
 // Paraphraser it is src.
 func ParaphraseSource(src Source, p *Paraphraser) Source {
 	if p == nil {
 		return src
 	}
-	return func(ctx context.Context, offset uint64, n int) ([]Problem, error) {
-		ps, err := src(ctx, offset, n)
+	return func(ctx context.Context, offset uint64, n int, exclude []string) ([]Problem, error) {
+		ps, err := src(ctx, offset, n, exclude)
 		if err != nil {
 			return nil, err
 		}

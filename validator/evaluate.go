@@ -86,9 +86,11 @@ func (v *Validator) putVerdicts(txn *badger.Txn, vds []records.Verdict) error {
 	return nil
 }
 
-// answers looks the recommended ids up in the catalog.
+// answers looks the recommended ids up in the catalog. The newest stock
+// holds every product an older one did, unchanged, so it answers for the
+// stock the episode ran on.
 func (v *Validator) answers(tr *episode.Trajectory) []scoring.Answer {
-	return scoring.LookupAnswers(v.opts.Tools.Catalog(), tr.Recommended)
+	return scoring.LookupAnswers(v.opts.Shop.Current().Tools.Catalog(), tr.Recommended)
 }
 
 // compromise marks the problem's cluster compromised: an agent named a

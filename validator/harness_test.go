@@ -117,6 +117,12 @@ type harnessOptions struct {
 	storeFaults store.WriteFaults
 	// logs, if set, also receives the validator's log lines (all levels).
 	logs io.Writer
+	// shop, if set, replaces the shared test suite: the validator serves
+	// it, restocking on its schedule, and prepareSuite makes the public
+	// set and the hidden pool from it with suite's sizes (which also set
+	// the qualifying and race sizes).
+	shop  *Shop
+	suite config.ValidatorConfig
 }
 
 // harness is a validator on a fake chain with a real store, ledger,
@@ -165,9 +171,17 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	if h.ledger, err = suite.NewLedger(suite.LedgerOptions{Store: st}, zerolog.Nop(), nil); err != nil {
 		t.Fatal(err)
 	}
-	for part, ps := range map[suite.Partition][]suite.Problem{suite.Public: ts.public, suite.Hidden: ts.hidden} {
-		if _, err := h.ledger.Add(ctx, ps, part); err != nil {
+	var refill RefillSource
+	if ho.shop != nil {
+		if refill, err = prepareSuite(ctx, h.ledger, generatorInputs{stock: ho.shop.Current(), mix: suite.DefaultMix()}, 1, ho.suite,
+			zerolog.Nop(), func(string, int, int) {}); err != nil {
 			t.Fatal(err)
+		}
+	} else {
+		for part, ps := range map[suite.Partition][]suite.Problem{suite.Public: ts.public, suite.Hidden: ts.hidden} {
+			if _, err := h.ledger.Add(ctx, ps, part); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 
@@ -216,6 +230,10 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 			h.events = append(h.events, e)
 			h.mu.Unlock()
 		},
+	}
+	if ho.shop != nil {
+		opts.Shop, opts.Tools, opts.Refill = ho.shop, nil, refill
+		opts.QualifyingProblems, opts.RaceProblems, opts.HiddenMinClusters = ho.suite.QualifyingProblems, ho.suite.RaceProblems, ho.suite.HiddenMinClusters
 	}
 	if ho.edit != nil {
 		ho.edit(&opts)

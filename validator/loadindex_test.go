@@ -56,7 +56,7 @@ func checkLoadShopPersists(t *testing.T, inDir bool) {
 	load := func(wantBuilt string) *shop.Index {
 		t.Helper()
 		var logs bytes.Buffer
-		idx, web, err := LoadShop(context.Background(), cc, zerolog.New(&logs), func(string, int, int) {})
+		idx, web, err := LoadShop(context.Background(), cc, 0, zerolog.New(&logs), func(string, int, int) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,11 +113,11 @@ func BenchmarkLoadShop(b *testing.B) {
 		b.Skip("set ARENA_BENCH_CATALOG to a catalog file")
 	}
 	cc := config.CatalogConfig{File: path}
-	if _, _, err := LoadShop(context.Background(), cc, zerolog.Nop(), func(string, int, int) {}); err != nil {
+	if _, _, err := LoadShop(context.Background(), cc, 0, zerolog.Nop(), func(string, int, int) {}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		idx, web, err := LoadShop(context.Background(), cc, zerolog.Nop(), func(string, int, int) {})
+		idx, web, err := LoadShop(context.Background(), cc, 0, zerolog.Nop(), func(string, int, int) {})
 		if err != nil || idx == nil || web == nil {
 			b.Fatal(err)
 		}

@@ -111,6 +111,15 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	}); err != nil || already {
 		return
 	}
+	// The stock of the run's first block serves all its episodes.
+	stock, err := v.opts.Shop.At(ctx, block)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error().Err(err).Msg("qualifying: restock the shop")
+			v.deferRetry(m.UID)
+		}
+		return
+	}
 	problems, err := v.opts.Ledger.Draw(suite.Public, v.opts.QualifyingProblems, v.opts.QualifyingSeed)
 	if err != nil {
 		log.Error().Err(err).Msg("qualifying: draw public problems")
@@ -128,7 +137,7 @@ func (v *Validator) qualify(ctx context.Context, m episode.Miner, hotkey string,
 	log.Info().Int("problems", len(problems)).Msg("qualifying started")
 	v.emit(Event{Kind: EventQualifyStart, Block: block, UID: m.UID, Text: fmt.Sprintf("uid %d qualifying on %d public problems", m.UID, len(problems))})
 
-	trs := v.runner.Run(ctx, m, toEpisodeProblems(problems))
+	trs := v.runner.RunOn(ctx, stock.Tools, m, toEpisodeProblems(problems))
 	if ctx.Err() != nil {
 		return // shutdown: a fresh run happens after restart
 	}

@@ -163,8 +163,19 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 		racers = append(racers, records.Racer{UID: m.UID, Hotkey: m.Hotkey, Endpoint: m.Endpoint})
 	}
 
+	// The race runs on the stock of its window, whichever block it starts
+	// at, so every validator racing this window serves the same shop; its
+	// new hidden problems are made from that stock too.
+	stock, err := v.opts.Shop.At(ctx, window)
+	if err != nil {
+		if ctx.Err() == nil {
+			v.log.Error().Err(err).Uint64("window", window).Msg("race: restock the shop; no race this window")
+		}
+		return
+	}
+	v.opts.Shop.Release(window)
 	if v.opts.Refill != nil {
-		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill)
+		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill(stock))
 		if err != nil {
 			v.log.Error().Err(err).Msg("race: refill the hidden pool")
 		} else if rep.Generated > 0 {
@@ -222,6 +233,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 	}
 	v.m.setPhase("running")
 	v.m.hiddenUsed.Add(float64(len(rc.Clusters)))
+	v.checkCapacity(ctx)
 	log := v.log.With().Uint64("race", rc.ID).Logger()
 	log.Info().Uint64("window", window).Int("racers", len(racers)).Int("problems", len(problems)).Float64("bar", out.Bar).Msg("race started")
 	v.emit(Event{Kind: EventRaceStart, Block: block, RaceID: rc.ID, Text: fmt.Sprintf("race %d: %d racers on %d fresh hidden problems (bar %.3f)", rc.ID, len(racers), len(problems), out.Bar)})
@@ -244,7 +256,7 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 					log.Error().Err(err).Uint16("uid", r.UID).Msg("race: racer hotkey")
 				}
 			}
-			trs := v.runner.Run(ctx, m, toEpisodeProblems(problems))
+			trs := v.runner.RunOn(ctx, stock.Tools, m, toEpisodeProblems(problems))
 			eps := v.episodes(trs, problems, records.Racing, rc.ID, r.Hotkey, block)
 			if err := v.storeEpisodes(eps); err != nil {
 				log.Error().Err(err).Uint16("uid", r.UID).Msg("race: store episodes")

@@ -397,7 +397,11 @@ func (v *Validator) StatusNow(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Suite, err = v.opts.Ledger.Stats(ctx)
+	if st.Suite, err = v.opts.Ledger.Stats(ctx); err != nil {
+		return st, err
+	}
+	c, err := v.Capacity(ctx)
+	st.Suite.Capacity = &c
 	return st, err
 }
 

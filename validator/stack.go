@@ -79,9 +79,10 @@ type Console interface {
 // Stack is a whole validator process: store, chain client, catalog and
 // tools, suite ledger, validator and operator server.
 type Stack struct {
-	Store     *store.Store
-	Chain     *chain.Client
-	Tools     *shop.Tools
+	Store *store.Store
+	Chain *chain.Client
+	// Shop serves the tools, restocking on the catalog's schedule.
+	Shop      *Shop
 	Ledger    *suite.Ledger
 	Validator *Validator
 	// Server is the metrics listener; API the JSON API's.
@@ -163,14 +164,16 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 		return nil, err
 	}
 
-	idx, web, err := LoadShop(ctx, cfg.Catalog, log, progress)
+	// The shop is the stock of the chain's head: a restarted validator
+	// serves the restocks every other validator serves at this block.
+	head, err := s.Chain.Eth().BlockNumber(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("chain: read the head block: %w", err)
+	}
+	if s.Shop, err = OpenShop(ctx, cfg.Catalog, head, log, reg, progress); err != nil {
 		return nil, err
 	}
-	s.Tools, err = shop.NewTools(shop.ToolsOptions{Index: idx, Web: web}, log, reg)
-	if err != nil {
-		return nil, err
-	}
+	stock := s.Shop.Current()
 
 	genesis, err := s.Chain.Eth().HeaderByNumber(ctx, big.NewInt(0))
 	if err != nil {
@@ -185,10 +188,10 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	gi := generatorInputs{index: idx, web: web, mix: mix}
+	gi := generatorInputs{stock: stock, mix: mix}
 	if pc := cfg.Suite.Paraphrase; pc.BaseURL != "" {
 		gi.paraphraser, err = suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: pc.BaseURL, Model: pc.Model, APIKey: pc.APIKey.Reveal(),
-			Timeout: pc.Timeout.Duration, Catalog: idx.Catalog(), Registerer: reg}, log)
+			Timeout: pc.Timeout.Duration, Catalog: stock.Index.Catalog(), Registerer: reg}, log)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +217,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	}
 	ec := cfg.Episode
 	s.Validator, err = New(Options{
-		Chain: s.Chain, FollowHeads: ClientHeads(s.Chain), Signer: opts.Signer, Store: s.Store, Ledger: s.Ledger, Refill: refill, Tools: s.Tools, Judge: jdg,
+		Chain: s.Chain, FollowHeads: ClientHeads(s.Chain), Signer: opts.Signer, Store: s.Store, Ledger: s.Ledger, Refill: refill, Shop: s.Shop, Judge: jdg,
 		Netuid: cfg.Chain.Netuid, Tempo: cfg.Chain.Tempo,
 		SyncEveryBlocks: cfg.Validator.SyncEveryBlocks, RaceEveryBlocks: cfg.Validator.RaceEveryBlocks,
 		WeightsEveryBlocks: cfg.Validator.WeightsEveryBlocks, QualifyingProblems: cfg.Validator.QualifyingProblems,
@@ -310,15 +313,14 @@ func (s *Stack) Close() error {
 // persisted beside it (shop.OpenIndexFile, knowledge.OpenFile): the first
 // start builds and writes them, later starts map and read them in a second
 // or two, and a changed or damaged file is rebuilt. A generated catalog is
-// built in memory at every start: it is made from code that may change
-// between versions, which a persisted copy would hide.
-func LoadShop(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, *knowledge.Corpus, error) {
+// built in memory at every start, with the restock lots due at block
+// (catalog.restock_*): it is made from code that may change between
+// versions, which a persisted copy would hide.
+func LoadShop(ctx context.Context, cc config.CatalogConfig, block uint64, log zerolog.Logger, progress func(string, int, int)) (*shop.Index, *knowledge.Corpus, error) {
 	start := time.Now()
+	indexOpts := shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }}
 	if cc.File != "" {
-		idx, info, err := shop.OpenIndexFile(ctx, cc.File, shop.IndexFileOptions{
-			Dir:   cc.IndexDir,
-			Index: shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }},
-		}, log)
+		idx, info, err := shop.OpenIndexFile(ctx, cc.File, shop.IndexFileOptions{Dir: cc.IndexDir, Index: indexOpts}, log)
 		if err != nil {
 			return nil, nil, fmt.Errorf("catalog.file: %w", err)
 		}
@@ -334,24 +336,40 @@ func LoadShop(ctx context.Context, cc config.CatalogConfig, log zerolog.Logger, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("catalog: %w", err)
 	}
-	products, err := g.Products(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: %w", err)
+	rs := RestockOf(cc)
+	lots := rs.Lots(block)
+	if restocked := lots * rs.Products; restocked > 10*cc.Products {
+		log.Warn().Int("lots", lots).Int("restocked_products", restocked).Uint64("block", block).Uint64("restock_from_block", rs.FromBlock).
+			Msg("catalog: many restocks are due since catalog.restock_from_block; if the subnet's validators count from a later block, set it (every validator must use the same)")
 	}
-	cat, err := shop.NewCatalog(products)
+	idx, web, err := generatedStock(ctx, g, lots, rs.Products, indexOpts, log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: %w", err)
+		return nil, nil, err
 	}
-	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{Progress: func(d, t int) { progress("indexing catalog", d, t) }}, log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("catalog index: %w", err)
-	}
-	web, err := knowledge.Build(ctx, cat, knowledge.Options{}, log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: knowledge corpus: %w", err)
-	}
-	log.Info().Int("products", cat.Len()).Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
+	log.Info().Int("products", idx.Catalog().Len()).Int("restock_lots", lots).Dur("took_ms", time.Since(start).Round(time.Millisecond)).Msg("catalog ready")
 	return idx, web, nil
+}
+
+// OpenShop loads the shop as it stands at block (LoadShop) with its tools,
+// ready to restock on the catalog's schedule. reg receives the tools' and
+// the shop's metrics.
+func OpenShop(ctx context.Context, cc config.CatalogConfig, block uint64, log zerolog.Logger, reg prometheus.Registerer, progress func(string, int, int)) (*Shop, error) {
+	idx, web, err := LoadShop(ctx, cc, block, log, progress)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := shop.NewTools(shop.ToolsOptions{Index: idx, Web: web}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	opts := ShopOptions{Stock: &Stock{Index: idx, Web: web, Tools: tools}, Restock: RestockOf(cc)}
+	if opts.Restock.EveryBlocks > 0 {
+		opts.Stock.Lots = opts.Restock.Lots(block)
+		if opts.Generator, err = gen.New(gen.Options{Products: cc.Products, Seed: cc.Seed}, log); err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+	}
+	return NewShop(opts, log, reg)
 }
 
 // ErrOtherChain is returned when the data dir was built against a chain
@@ -393,26 +411,29 @@ func checkMeta(st *store.Store, rec *records.Records, cfg config.Config, genesis
 
 // generatorInputs are what the validator's problem generators draw on.
 type generatorInputs struct {
-	index *shop.Index
-	// web serves knowledge problems' facts.
-	web *knowledge.Corpus
-	mix suite.Mix
+	// stock is the shop the public set is made from.
+	stock *Stock
+	mix   suite.Mix
 	// paraphraser, when set, rewrites generated queries.
 	paraphraser *suite.Paraphraser
 }
+
+// RefillSource makes the hidden pool's new problems from a stock of the
+// shop: the one the race they are drawn for runs on.
+type RefillSource func(*Stock) suite.Source
 
 // prepareSuite fills an empty ledger with the public qualifying set and
 // makes sure the hidden pool can cover a race. It returns the refill
 // source for the hidden pool.
 func prepareSuite(ctx context.Context, ledger *suite.Ledger, gi generatorInputs, seed uint64,
-	vc config.ValidatorConfig, log zerolog.Logger, progress func(string, int, int)) (suite.Source, error) {
+	vc config.ValidatorConfig, log zerolog.Logger, progress func(string, int, int)) (RefillSource, error) {
 	stats, err := ledger.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
 	public := stats.Partitions[suite.Public]
 	if public == nil || public.Clusters < vc.QualifyingProblems {
-		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: gi.index, Seed: seed, Knowledge: gi.web}, log)
+		g, err := suite.NewGenerator(suite.GeneratorOptions{Index: gi.stock.Index, Seed: seed, Knowledge: gi.stock.Web}, log)
 		if err != nil {
 			return nil, err
 		}
@@ -436,27 +457,35 @@ func prepareSuite(ctx context.Context, ledger *suite.Ledger, gi generatorInputs,
 	// target with them).
 	// The generator reads the whole catalog when it is made (11 s for 2.5M
 	// products on 2 cores), so it is made the first time the pool needs
-	// problems: a restart whose pool is full does not wait for it.
+	// problems from a stock: a restart whose pool is full does not wait
+	// for it, and a restock makes a new one over the new products.
 	var (
-		once     sync.Once
+		mu       sync.Mutex
+		madeFor  *Stock
 		generate suite.Source
-		gerr     error
 	)
-	hidden := func(ctx context.Context, offset uint64, n int) ([]suite.Problem, error) {
-		once.Do(func() {
-			var hg *suite.Generator
-			if hg, gerr = suite.NewGenerator(suite.GeneratorOptions{Index: gi.index, Seed: seed ^ 0x9e3779b97f4a7c15, Knowledge: gi.web}, log); gerr == nil {
-				generate = suite.GeneratorSource(hg, gi.mix)
+	refill := func(st *Stock) suite.Source {
+		hidden := func(ctx context.Context, offset uint64, n int, exclude []string) ([]suite.Problem, error) {
+			mu.Lock()
+			if madeFor != st {
+				hg, err := suite.NewGenerator(suite.GeneratorOptions{Index: st.Index, Seed: seed ^ 0x9e3779b97f4a7c15, Knowledge: st.Web}, log)
+				if err != nil {
+					mu.Unlock()
+					return nil, err
+				}
+				madeFor, generate = st, suite.GeneratorSource(hg, gi.mix)
 			}
-		})
-		if gerr != nil {
-			return nil, gerr
+			g := generate
+			mu.Unlock()
+			return g(ctx, offset, n, exclude)
 		}
-		return generate(ctx, offset, n)
+		if gi.paraphraser == nil {
+			return hidden
+		}
+		return suite.ParaphraseSource(hidden, gi.paraphraser.WithCatalog(st.Index.Catalog()))
 	}
-	src := suite.ParaphraseSource(hidden, gi.paraphraser)
 	progress("generating hidden problems", 0, 1)
-	rep, err := ledger.Refill(ctx, max(vc.HiddenMinClusters, vc.RaceProblems), src)
+	rep, err := ledger.Refill(ctx, max(vc.HiddenMinClusters, vc.RaceProblems), refill(gi.stock))
 	if err != nil {
 		return nil, fmt.Errorf("hidden pool: %w", err)
 	}
@@ -470,7 +499,7 @@ func prepareSuite(ctx context.Context, ledger *suite.Ledger, gi generatorInputs,
 			clusters(p), vc.QualifyingProblems)
 	}
 	log.Info().Int("public_clusters", clusters(stats.Partitions[suite.Public])).Int("hidden_available", rep.HiddenAvailable).Msg("suite ready")
-	return src, nil
+	return refill, nil
 }
 
 func clusters(p *suite.PartitionStats) int {

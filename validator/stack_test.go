@@ -50,7 +50,7 @@ func TestPrepareSuiteFollowsMix(t *testing.T) {
 			}
 			vc := config.Default().Validator
 			vc.PublicProblems, vc.QualifyingProblems, vc.HiddenMinClusters, vc.RaceProblems = 20, 6, 12, 4
-			gi := generatorInputs{index: idx, web: web, mix: mix}
+			gi := generatorInputs{stock: &Stock{Index: idx, Web: web}, mix: mix}
 			if tc.paraphrase {
 				srv := llmtest.NewServer(t, func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "Hello. " + r.Last} })
 				gi.paraphraser, err = suite.NewParaphraser(suite.ParaphraseOptions{BaseURL: srv.URL + "/v1", Model: "m",

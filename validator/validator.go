@@ -38,11 +38,14 @@ type Options struct {
 	Signer      *chain.Signer
 	Store       *store.Store
 	Ledger      *suite.Ledger
-	// Refill generates new hidden problems when the pool runs low; nil
-	// disables refilling.
-	Refill suite.Source
-	Tools  *shop.Tools
-	Judge  judge.Judge
+	// Refill generates new hidden problems when the pool runs low, from
+	// the stock the race runs on; nil disables refilling.
+	Refill RefillSource
+	// Shop serves the agents' tools and restocks (OpenShop). Without it,
+	// Tools serve every episode and the shop never restocks.
+	Shop  *Shop
+	Tools *shop.Tools
+	Judge judge.Judge
 	// Titles matches title phrases in the rule metrics; nil is lexical.
 	Titles scoring.TitleMatcher
 
@@ -96,8 +99,8 @@ type Options struct {
 
 func (o *Options) validate() error {
 	var errs []error
-	if o.Chain == nil || o.FollowHeads == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || o.Tools == nil || o.Judge == nil {
-		errs = append(errs, errors.New("chain, heads, signer, store, ledger, tools and judge are required"))
+	if o.Chain == nil || o.FollowHeads == nil || o.Signer == nil || o.Store == nil || o.Ledger == nil || (o.Shop == nil && o.Tools == nil) || o.Judge == nil {
+		errs = append(errs, errors.New("chain, heads, signer, store, ledger, shop or tools, and judge are required"))
 	}
 	if o.Tempo == 0 || o.SyncEveryBlocks == 0 || o.RaceEveryBlocks == 0 || o.WeightsEveryBlocks == 0 {
 		errs = append(errs, errors.New("tempo and the sync, race and weights intervals must be positive"))
@@ -160,6 +163,8 @@ type Validator struct {
 	// blockSeconds is a moving average of the wall-clock seconds per block
 	// between heads (0 until two heads were seen), for "next race in ~".
 	blockSeconds float64
+	// capacityWarned is when the capacity warning was last logged.
+	capacityWarned time.Time
 
 	synced     atomic.Bool
 	subscribed atomic.Bool
@@ -205,7 +210,13 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Validato
 		return nil, fmt.Errorf("validator: %w", err)
 	}
 	log = log.With().Str("component", "validator").Logger()
-	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Tools, Limits: opts.Limits, Relay: opts.Relay}, log, reg)
+	if opts.Shop == nil {
+		var err error
+		if opts.Shop, err = NewShop(ShopOptions{Stock: &Stock{Tools: opts.Tools}}, log, nil); err != nil {
+			return nil, fmt.Errorf("validator: %w", err)
+		}
+	}
+	runner, err := episode.NewRunner(episode.RunnerOptions{Signer: opts.Signer, Tools: opts.Shop.Current().Tools, Limits: opts.Limits, Relay: opts.Relay}, log, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +306,7 @@ func (v *Validator) Run(ctx context.Context) error {
 	if err := v.resume(); err != nil {
 		return err
 	}
+	v.checkCapacity(ctx)
 	follower := v.opts.FollowHeads(chain.HeadsOptions{
 		ReconnectMin: v.opts.ReconnectMin, ReconnectMax: v.opts.ReconnectMax, Registerer: v.reg,
 		OnReset: func(r chain.Reset) { v.chainReset(r.Reason) },

@@ -279,6 +279,10 @@ func runReadmeDev(t *testing.T, args []string) string {
 	if code != 0 || !strings.Contains(status, "leader") || !strings.Contains(status, "suite clusters") {
 		t.Errorf("arena status: exit %d\n%s%s", code, status, errOut)
 	}
+	// The dev catalog restocks faster than its races spend products.
+	if !regexp.MustCompile(`suite capacity\s+[0-9.e+-]+ days of races \([0-9]+ unused products.*restocks add [0-9.]+× what races use, so it never runs dry`).MatchString(status) {
+		t.Errorf("arena status does not show the suite's capacity with restocks that keep up:\n%s", status)
+	}
 	// The race just run drew its hidden clusters today.
 	if !regexp.MustCompile(`hidden used\s+[1-9][0-9]* cluster\(s\) in the last 24 h`).MatchString(status) {
 		t.Errorf("arena status does not show the race's hidden clusters:\n%s", status)

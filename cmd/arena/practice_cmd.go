@@ -119,7 +119,8 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 				quiet = log.Level(zerolog.WarnLevel)
 			}
 			prog := newProgressLine(env.stderr, "")
-			idx, web, err := validator.LoadShop(ctx, cfg.Catalog, quiet, func(stage string, d, t int) {
+			// Practice has no chain, so no block: the catalog before any restock.
+			idx, web, err := validator.LoadShop(ctx, cfg.Catalog, 0, quiet, func(stage string, d, t int) {
 				prog.label = stage
 				prog.update(int64(d), int64(t), "products")
 			})

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"arena/internal/secretfile"
+	"arena/suite"
 	"arena/validator"
 )
 
@@ -270,6 +271,9 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 		}
 	}
 	fmt.Fprintf(tw, "suite clusters\t%s; hidden pool covers %d more race(s)\n", strings.Join(pool, ", "), st.Suite.RacesCovered)
+	if c := st.Suite.Capacity; c != nil {
+		fmt.Fprintf(tw, "suite capacity\t%s\n", capacityLine(c))
+	}
 	fmt.Fprintf(tw, "hidden used\t%d cluster(s) in the last 24 h\n", st.HiddenClustersUsed24h)
 	if e := st.Epochs; e != nil {
 		next, _ := e.NextEpoch()
@@ -296,4 +300,27 @@ func printStatus(w io.Writer, st *validator.Status, board []validator.Leaderboar
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.UID, qualifying, lastRace, note)
 	}
 	_ = tw.Flush()
+}
+
+// capacityLine says how long the hidden pool lasts and whether restocks
+// keep it from running dry.
+func capacityLine(c *suite.Capacity) string {
+	days := fmt.Sprintf("%.1f", c.Days)
+	if c.Days < 1 {
+		days = fmt.Sprintf("%.2g", c.Days) // a devnet's fast blocks
+	}
+	s := fmt.Sprintf("%s days of races (%d unused products at %.2f targets a problem, %.0f problems a day)",
+		days, c.UnusedProducts, c.TargetsPerProblem, c.ProblemsPerDay)
+	switch {
+	case c.RestockCoverage >= 1:
+		s += fmt.Sprintf("; restocks add %.2f× what races use, so it never runs dry", c.RestockCoverage)
+	case c.RestockCoverage > 0:
+		s += fmt.Sprintf("; restocks add only %.2f× what races use", c.RestockCoverage)
+	default:
+		s += "; the catalog never restocks"
+	}
+	if c.RunsDryWithin(validator.CapacityWarnDays) {
+		s += fmt.Sprintf(" — RUNS DRY WITHIN %d DAYS", validator.CapacityWarnDays)
+	}
+	return s
 }

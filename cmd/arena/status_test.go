@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"arena/suite"
 	"arena/validator"
 )
 
@@ -236,5 +237,37 @@ func TestAPIClientBindsTheToken(t *testing.T) {
 		if got := originOf(u); got != want {
 			t.Errorf("originOf(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestCapacityLine(t *testing.T) {
+	tests := []struct {
+		name string
+		c    suite.Capacity
+		want []string
+	}{
+		{"a catalog file with a year left", suite.Capacity{Days: 365.25, UnusedProducts: 657_000, TargetsPerProblem: 1.8, ProblemsPerDay: 1000},
+			[]string{"365.2 days of races (657000 unused products at 1.80 targets a problem, 1000 problems a day)", "the catalog never restocks"}},
+		{"a catalog file running dry", suite.Capacity{Days: 12, UnusedProducts: 21_600, TargetsPerProblem: 1.8, ProblemsPerDay: 1000},
+			[]string{"12.0 days", "the catalog never restocks", "RUNS DRY WITHIN 30 DAYS"}},
+		{"restocks keep up", suite.Capacity{Days: 53, UnusedProducts: 96_000, TargetsPerProblem: 1.8, ProblemsPerDay: 1000, RestockCoverage: 1.39},
+			[]string{"53.0 days", "restocks add 1.39× what races use, so it never runs dry"}},
+		{"restocks fall short", suite.Capacity{Days: 20, UnusedProducts: 36_000, TargetsPerProblem: 1.8, ProblemsPerDay: 1000, RestockCoverage: 0.5},
+			[]string{"restocks add only 0.50× what races use", "RUNS DRY WITHIN 30 DAYS"}},
+		{"a devnet's fast blocks", suite.Capacity{Days: 0.0123, UnusedProducts: 19_000, TargetsPerProblem: 1.8, ProblemsPerDay: 2e6, RestockCoverage: 1.3},
+			[]string{"0.012 days of races", "never runs dry"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := capacityLine(&tt.c)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("capacityLine = %q\nwant it to contain %q", got, w)
+				}
+			}
+			if dry := strings.Contains(got, "RUNS DRY"); dry != tt.c.RunsDryWithin(validator.CapacityWarnDays) {
+				t.Errorf("capacityLine = %q; runs dry: %v", got, tt.c.RunsDryWithin(validator.CapacityWarnDays))
+			}
+		})
 	}
 }

@@ -33,6 +33,7 @@ func newSuiteCommand(env *cliEnv) *cli.Command {
 			"arena suite clusters (--suite FILE.jsonl | --data DIR) [--threshold J] [--top N]\n" +
 			"arena suite stats [--data DIR]\n" +
 			"arena suite refill --catalog FILE --min N [--seed S] [--data DIR]\n" +
+			"arena suite capacity [--catalog FILE | --products N] [--data DIR] [--block N] [--json]\n" +
 			"arena suite calibrate --catalog FILE (--suite FILE.jsonl | --data DIR | --generate N) [--per-type N] [--json]",
 		Description: "A suite is a set of shopping problems with ground truth, in ShoppingBench's JSON (query,\n" +
 			"reward, voucher) plus arena's id, type, difficulty, cluster, seed and targets.\n\n" +
@@ -51,6 +52,7 @@ func newSuiteCommand(env *cliEnv) *cli.Command {
 			newSuiteClustersCommand(env),
 			newSuiteStatsCommand(env),
 			newSuiteRefillCommand(env),
+			newSuiteCapacityCommand(env),
 			newSuiteCalibrateCommand(env),
 		},
 	}

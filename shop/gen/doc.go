@@ -19,4 +19,10 @@
 //   - long-tailed prices around each leaf's typical price, heavy-tailed
 //     sales counts, and the four services at realistic rates (COD common,
 //     LazMall rare and tied to official shops).
+//
+// Lot restocks the catalog: lot k of n products is new families listed by
+// the catalog's own shops, with ids no other product or lot has, and
+// depends only on the Options, k and n. A validator adds lot after lot on
+// a block schedule every validator shares, so fresh products keep coming
+// for the problems it poses while every validator serves the same shop.
 package gen

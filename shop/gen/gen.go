@@ -244,7 +244,7 @@ func (g *Generator) batches(ctx context.Context, fn func([]shop.Product) error) 
 		for emitted < total {
 			j := job{first: f, start: emitted, out: make(chan []shop.Product, 1)}
 			for len(j.sizes) < 64 && emitted < total {
-				size := min(g.familySize(f+len(j.sizes)), total-emitted)
+				size := min(g.familySize(uint64(f+len(j.sizes))), total-emitted)
 				j.sizes = append(j.sizes, size)
 				emitted += size
 			}
@@ -280,19 +280,8 @@ func (g *Generator) batches(ctx context.Context, fn func([]shop.Product) error) 
 					if ctx.Err() != nil {
 						break
 					}
-					r := newRNG(g.opts.Seed, labelFamily, uint64(j.first+k))
-					fam := g.family(r, j.first+k, size)
-					orig := -1 // the family's latest listing that is not a twin
-					for l := range size {
-						if orig >= 0 && r.chance(twinShare) {
-							out = append(out, g.twin(r, fam, &out[orig], n))
-						} else {
-							out = append(out, g.listing(r, fam, l, n))
-							orig = len(out) - 1
-						}
-						pa.Own(&out[len(out)-1])
-						n++
-					}
+					out = g.listFamily(out, pa, uint64(j.first+k), size, n)
+					n += size
 				}
 				j.out <- out // buffered: never blocks
 			}
@@ -330,13 +319,75 @@ func (g *Generator) batches(ctx context.Context, fn func([]shop.Product) error) 
 	return err
 }
 
+// listFamily appends family f's size listings to out, the first at
+// catalog position n, owning their parts in pa.
+func (g *Generator) listFamily(out []shop.Product, pa *shop.ProductArena, f uint64, size, n int) []shop.Product {
+	r := newRNG(g.opts.Seed, labelFamily, f)
+	anchor := -1
+	if f < uint64(len(g.shops)) {
+		anchor = int(f)
+	}
+	fam := g.family(r, anchor, size)
+	orig := -1 // the family's latest listing that is not a twin
+	for l := range size {
+		if orig >= 0 && r.chance(twinShare) {
+			out = append(out, g.twin(r, fam, &out[orig], n+l))
+		} else {
+			out = append(out, g.listing(r, fam, l, n+l))
+			orig = len(out) - 1
+		}
+		pa.Own(&out[len(out)-1])
+	}
+	return out
+}
+
 // familySize is the number of listings of family f. It has its own stream
 // so the coordinator can lay out product positions without generating.
 // At least six listings, so a family always offers distractors; a
 // power-law tail gives a few items sold almost everywhere.
-func (g *Generator) familySize(f int) int {
-	r := newRNG(g.opts.Seed, labelFamilySize, uint64(f))
+func (g *Generator) familySize(f uint64) int {
+	r := newRNG(g.opts.Seed, labelFamilySize, f)
 	return 6 + int(math.Min(6*r.pareto(2), 150))
+}
+
+// idSpace is how many product ids the id permutation can hand out.
+const idSpace = 4_000_000_000
+
+// lotFamilies numbers restock families apart from the catalog's own: lot
+// k's j-th family is lotFamilies + k<<24 + j, far above any catalog's
+// family count (at most MaxProducts/6).
+const lotFamilies = 1 << 40
+
+// maxLotProducts bounds one lot so that its families (at least six
+// listings each) stay below the next lot's numbers.
+const maxLotProducts = 6 << 24
+
+// Lot generates restock lot k (k >= 1) of n products: new families, each
+// listed by several of the catalog's shops like the catalog's own, with
+// product ids that neither the catalog nor any other lot of size n has
+// (lot k holds positions Products+(k-1)n .. Products+kn-1 of the id
+// permutation). The same Options, k and n always give the same products,
+// so every validator that restocks on one schedule stocks the same shop.
+// A lot's last family is cut to fit n, as the catalog's is.
+func (g *Generator) Lot(ctx context.Context, k, n int) ([]shop.Product, error) {
+	if k < 1 || n < 1 || n > maxLotProducts || k >= 1<<16 {
+		return nil, fmt.Errorf("restock lot %d of %d products: want lot 1..%d of 1..%d products", k, n, 1<<16-1, maxLotProducts)
+	}
+	start := uint64(g.opts.Products) + uint64(k-1)*uint64(n)
+	if start+uint64(n) > idSpace {
+		return nil, fmt.Errorf("restock lot %d of %d products: past the %d product ids the generator has", k, n, idSpace)
+	}
+	out := make([]shop.Product, 0, n)
+	pa := &shop.ProductArena{}
+	for j := uint64(0); len(out) < n; j++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f := lotFamilies + uint64(k)<<24 + j
+		size := min(g.familySize(f), n-len(out))
+		out = g.listFamily(out, pa, f, size, int(start)+len(out))
+	}
+	return out, nil
 }
 
 // Products generates the whole catalog in memory.
@@ -364,14 +415,16 @@ func (g *Generator) Write(ctx context.Context, w *shop.Writer) error {
 	})
 }
 
-func (g *Generator) family(r *rng, f, size int) *family {
+// family draws a family of size listings; anchor, if not -1, is the shop
+// of its first listing.
+func (g *Generator) family(r *rng, anchor, size int) *family {
 	fam := &family{anchor: -1, size: size}
 	ti := -1
-	if f < len(g.shops) {
+	if anchor >= 0 {
 		// The first families seed one shop each, so every planned shop
 		// sells something.
-		fam.anchor = f
-		ti = g.shops[f].tops[0]
+		fam.anchor = anchor
+		ti = g.shops[anchor].tops[0]
 	} else {
 		ti = g.pickTop(r)
 	}

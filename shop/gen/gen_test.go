@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -464,4 +465,100 @@ func TestRNG(t *testing.T) {
 			t.Fatal("labels do not separate streams")
 		}
 	})
+}
+
+// encodeLot is lot k of n products of the catalog (products, seed) as
+// JSON Lines.
+func encodeLot(t testing.TB, products int, seed uint64, k, n int) []byte {
+	t.Helper()
+	g, err := New(Options{Products: products, Seed: seed}, zerolog.Nop())
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ps, err := g.Lot(context.Background(), k, n)
+	if err != nil {
+		t.Fatalf("Lot %d: %v", k, err)
+	}
+	if len(ps) != n {
+		t.Fatalf("lot %d: %d products, want %d", k, len(ps), n)
+	}
+	var buf bytes.Buffer
+	w := shop.NewWriter(&buf, false)
+	for i := range ps {
+		if err := w.Write(&ps[i]); err != nil {
+			t.Fatalf("lot %d product %d: %v", k, i, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestLotGolden pins a restock lot's bytes: every validator restocking on
+// one schedule must stock the same products, release after release.
+func TestLotGolden(t *testing.T) {
+	sum := sha256.Sum256(encodeLot(t, 2000, 42, 3, 500))
+	got := hex.EncodeToString(sum[:])
+	const want = "c9b8767fe6f6e57f122cfd0ccce4c7c4fcbed7b25f1e34cca7688787d4ad8d5d"
+	if got != want {
+		t.Fatalf("lot 3 digest for seed 42, 2000 products, lots of 500 = %s, want %s", got, want)
+	}
+}
+
+func TestLots(t *testing.T) {
+	const products, seed, lotSize = 3000, 7, 400
+	base := generate(t, products, seed)
+	shops := map[string]bool{}
+	ids := map[string]string{}
+	for _, p := range base {
+		shops[p.ShopID] = true
+		ids[p.ProductID] = "catalog"
+	}
+	for k := 1; k <= 3; k++ {
+		a, b := encodeLot(t, products, seed, k, lotSize), encodeLot(t, products, seed, k, lotSize)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("lot %d differs between two runs", k)
+		}
+		g, _ := New(Options{Products: products, Seed: seed}, zerolog.Nop())
+		lot, err := g.Lot(context.Background(), k, lotSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range lot {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("lot %d product %s: %v", k, p.ProductID, err)
+			}
+			if where, ok := ids[p.ProductID]; ok {
+				t.Fatalf("lot %d product id %s is already in %s", k, p.ProductID, where)
+			}
+			ids[p.ProductID] = fmt.Sprintf("lot %d", k)
+			if !shops[p.ShopID] {
+				t.Fatalf("lot %d product %s is sold by shop %s, which the catalog does not have", k, p.ProductID, p.ShopID)
+			}
+		}
+	}
+}
+
+func TestLotValidation(t *testing.T) {
+	g, err := New(Options{Products: 100, Seed: 1}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		k, n int
+	}{
+		{"lot zero", 0, 10},
+		{"no products", 1, 0},
+		{"lot too large", 1, maxLotProducts + 1},
+		{"past the id space", 10_000, 1_000_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := g.Lot(context.Background(), tt.k, tt.n); err == nil {
+				t.Fatalf("Lot(%d, %d) succeeded", tt.k, tt.n)
+			}
+		})
+	}
 }

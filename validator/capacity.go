@@ -83,7 +83,7 @@ func (v *Validator) checkCapacity(ctx context.Context) {
 		}
 		return
 	}
-	v.m.capacityDays.Set(c.Days)
+	v.m.capacitySeconds.Set(c.Days * 86400)
 	v.m.restockCoverage.Set(c.RestockCoverage)
 	if !c.RunsDryWithin(CapacityWarnDays) {
 		return

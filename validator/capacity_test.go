@@ -126,8 +126,8 @@ func TestCapacityReported(t *testing.T) {
 			if math.Abs(got-want) > 1e-9*want || doc.Suite.Unused != unused {
 				t.Fatalf("suite.capacity_days %.6f with %d unused products, want %.6f with %d", got, doc.Suite.Unused, want, unused)
 			}
-			if gauge := h.metric("arena_suite_capacity_days"); math.Abs(gauge-got) > 1e-9*got {
-				t.Fatalf("arena_suite_capacity_days %.6f, the status says %.6f", gauge, got)
+			if gauge := h.metric("arena_suite_capacity_seconds"); math.Abs(gauge-got*86400) > 1e-9*got*86400 {
+				t.Fatalf("arena_suite_capacity_seconds %.6f, the status says %.6f days", gauge, got)
 			}
 			if (doc.Suite.RestockCoverage > 0) != tt.wantRestock {
 				t.Fatalf("restock coverage %.2f; want restocks: %v", doc.Suite.RestockCoverage, tt.wantRestock)

@@ -32,11 +32,11 @@ type metrics struct {
 	keyInUse prometheus.Gauge
 	pool     *prometheus.GaugeVec
 	// The hidden pool's capacity as last estimated (capacity.go).
-	capacityDays, restockCoverage prometheus.Gauge
-	compromised                   prometheus.Counter
-	hiddenUsed                    prometheus.Counter
-	templated                     *prometheus.CounterVec
-	void                          *prometheus.CounterVec
+	capacitySeconds, restockCoverage prometheus.Gauge
+	compromised                      prometheus.Counter
+	hiddenUsed                       prometheus.Counter
+	templated                        *prometheus.CounterVec
+	void                             *prometheus.CounterVec
 	// Store retention: episodes pruned, and the bytes left.
 	pruned       *prometheus.CounterVec
 	episodeBytes prometheus.Gauge
@@ -79,8 +79,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		compromised: prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_compromised_clusters_total",
 			Help: "Clusters marked compromised because an answer named a product the agent never observed."}),
 	}
-	m.capacityDays = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_suite_capacity_days",
-		Help: "Days of races the hidden pool and the catalog's unused products sustain at this validator's race rate, before any further restock (an upper bound: it assumes every unused product can be a target)."})
+	m.capacitySeconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_suite_capacity_seconds",
+		Help: "Time (in seconds; divide by 86400 for days) of races the hidden pool and the catalog's unused products sustain at this validator's race rate, before any further restock (an upper bound: it assumes every unused product can be a target)."})
 	m.restockCoverage = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_suite_restock_coverage_ratio",
 		Help: "Products the catalog's restocks add a day over those the races use a day; at 1 or more the hidden pool never runs dry (0: the catalog never restocks)."})
 	m.hiddenUsed = prometheus.NewCounter(prometheus.CounterOpts{Name: "arena_validator_hidden_clusters_used_total",
@@ -136,7 +136,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.capacityDays, m.restockCoverage, m.compromised, m.hiddenUsed,
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.capacitySeconds, m.restockCoverage, m.compromised, m.hiddenUsed,
 		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse,
 		m.pruned, m.episodeBytes} {
 		if err := reg.Register(c); err != nil {

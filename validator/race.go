@@ -176,9 +176,12 @@ func (v *Validator) runRace(ctx context.Context, window, block uint64) {
 	v.opts.Shop.Release(window)
 	if v.opts.Refill != nil {
 		rep, err := v.opts.Ledger.Refill(ctx, max(v.opts.HiddenMinClusters, v.opts.RaceProblems), v.opts.Refill(stock))
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return // shutdown; the window races after restart
+		case err != nil:
 			v.log.Error().Err(err).Msg("race: refill the hidden pool")
-		} else if rep.Generated > 0 {
+		case rep.Generated > 0:
 			v.log.Info().Int("generated", rep.Generated).Int("hidden_available", rep.HiddenAvailable).Msg("hidden pool refilled")
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,19 +50,33 @@ func BenchmarkRelayOverhead(b *testing.B) {
 		name     string
 		provider time.Duration
 		prompt   int
-		direct   bool
+		mode     benchMode
 	}{
-		{"provider=0ms/prompt=8KiB", 0, 8 << 10, false},
-		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10, false},
-		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10, false},
-		{"provider=250ms/prompt=8KiB/direct=true", 250 * time.Millisecond, 8 << 10, true},
+		{"provider=0ms/prompt=8KiB", 0, 8 << 10, relayed},
+		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10, relayed},
+		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10, relayed},
+		{"provider=250ms/prompt=8KiB/direct=true", 250 * time.Millisecond, 8 << 10, direct},
+		{"provider=250ms/prompt=8KiB/paired=true", 250 * time.Millisecond, 8 << 10, paired},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			defer goleak.VerifyNone(b, goleak.IgnoreCurrent())
-			benchOverhead(b, tools, bc.provider, bc.prompt, bc.direct)
+			benchOverhead(b, tools, bc.provider, bc.prompt, bc.mode)
 		})
 	}
 }
+
+// benchMode is how the benchmark's agents reach the provider.
+type benchMode int
+
+const (
+	relayed benchMode = iota // through the episode websocket and the relay
+	direct                   // straight to the provider over HTTP: the floor
+	// paired alternates the two in every agent, so that both halves of a
+	// pair meet the same load: the median of (relayed − direct) over
+	// consecutive pairs is what the relay adds, whatever else the machine
+	// is doing.
+	paired
+)
 
 const (
 	benchMiners     = 16
@@ -68,7 +84,7 @@ const (
 	benchConcurrent = benchMiners * benchPerMiner
 )
 
-func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int, direct bool) {
+func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int, mode benchMode) {
 	prov := newBenchProvider(providerTime)
 	defer prov.Close()
 	rl, err := New(Options{BaseURL: prov.URL + "/v1", Models: []string{"bench-model"}, Timeout: time.Minute,
@@ -92,14 +108,15 @@ func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, 
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	rec := &overheads{prov: prov}
+	bodyFor := benchBody(promptBytes)
 	agent := episode.AgentFunc(func(ctx context.Context, v episode.EpisodeView) (episode.Action, error) {
 		// One step that takes completions until the op budget is spent,
 		// so every op is one relayed completion and nothing else.
 		for n := 0; left.Add(-1) >= 0; n++ {
 			marker := fmt.Sprintf("mark-%s-%d", v.EpisodeID, n)
-			body := benchBody(marker, promptBytes)
+			body := bodyFor(marker)
 			t0 := time.Now()
-			if direct {
+			if mode == direct || mode == paired && n%2 == 1 {
 				resp, err := ownClient.Post(prov.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 				if err != nil {
 					return episode.Action{}, err
@@ -165,9 +182,20 @@ func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, 
 	b.StopTimer()
 	cpu := cpuTime(b) - cpu0
 
-	p50, p99 := rec.percentiles(b)
+	each := rec.overheads(b)
+	p50, p99 := percentiles(slices.Collect(maps.Values(each)))
 	b.ReportMetric(float64(p50.Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(p99.Nanoseconds())/1e3, "p99-µs")
+	if mode == paired && b.N >= 2*benchConcurrent {
+		relayedHalf, directHalf, added := pairUp(b, each)
+		for _, m := range []struct {
+			d    []time.Duration
+			unit string
+		}{{relayedHalf, "relayed-p50-µs"}, {directHalf, "direct-p50-µs"}, {added, "added-p50-µs"}} {
+			p50, _ := percentiles(m.d)
+			b.ReportMetric(float64(p50.Nanoseconds())/1e3, m.unit)
+		}
+	}
 	// CPU time per completion of the whole process (miners, runner,
 	// relay and the fake provider together): what the path costs,
 	// whatever else the machine is doing.
@@ -201,20 +229,53 @@ func (o *overheads) add(marker string, rtt time.Duration) {
 	o.rtt[marker] = rtt
 }
 
-func (o *overheads) percentiles(b *testing.B) (p50, p99 time.Duration) {
+// overheads is each completion's round trip minus the provider's own
+// time, by marker.
+func (o *overheads) overheads(b *testing.B) map[string]time.Duration {
 	b.Helper()
 	own := o.prov.times()
-	d := make([]time.Duration, 0, len(o.rtt))
+	d := make(map[string]time.Duration, len(o.rtt))
 	for marker, rtt := range o.rtt {
 		pt, ok := own[marker]
 		if !ok {
 			b.Fatalf("the provider never answered %s", marker)
 		}
-		d = append(d, rtt-pt)
+		d[marker] = rtt - pt
 	}
 	if len(d) != b.N {
 		b.Fatalf("%d completions timed, want %d", len(d), b.N)
 	}
+	return d
+}
+
+// pairUp splits a paired run's overheads into its relayed calls (even
+// call numbers), its direct calls (odd), and the difference within each
+// pair of consecutive calls of one episode.
+func pairUp(b *testing.B, each map[string]time.Duration) (relayedHalf, directHalf, added []time.Duration) {
+	b.Helper()
+	for marker, d := range each {
+		i := strings.LastIndexByte(marker, '-')
+		n, err := strconv.Atoi(marker[i+1:])
+		if err != nil {
+			b.Fatalf("marker %q: %v", marker, err)
+		}
+		if n%2 == 1 {
+			directHalf = append(directHalf, d)
+			continue
+		}
+		relayedHalf = append(relayedHalf, d)
+		if next, ok := each[fmt.Sprintf("%s-%d", marker[:i], n+1)]; ok {
+			added = append(added, d-next)
+		}
+	}
+	if len(added) < len(each)/3 {
+		b.Fatalf("only %d pairs in %d calls", len(added), len(each))
+	}
+	return relayedHalf, directHalf, added
+}
+
+// percentiles are the median and the 99th percentile of d.
+func percentiles(d []time.Duration) (p50, p99 time.Duration) {
 	slices.Sort(d)
 	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)]
 }
@@ -274,9 +335,14 @@ func (p *benchProvider) times() map[string]time.Duration {
 	return p.own
 }
 
-// benchBody is a chat request of about size bytes: a system prompt, the
-// query, a search and its result, padded with more results.
-func benchBody(marker string, size int) []byte {
+// benchBody returns a maker of chat requests of about size bytes (a
+// system prompt, the query, a search and its result, padded with more
+// results) that differ only in the marker. The prompt is built once: a
+// miner's own cost of writing its prompt is not the relay's, and building
+// it per call put a third of the process's CPU on the cores the relay
+// shares.
+func benchBody(size int) func(marker string) []byte {
+	const slot = "@MARKER@"
 	var results strings.Builder
 	results.WriteString("[")
 	for i := 0; results.Len() < size-1200; i++ {
@@ -289,8 +355,11 @@ func benchBody(marker string, size int) []byte {
 	msgs := fmt.Sprintf(`[{"role":"system","content":"You are a shopping agent. Use the tools to find what the user asks for, reason about the results, and recommend products by id."},`+
 		`{"role":"user","content":"I want red running shoes under 100, ref %s"},`+
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"find_product","arguments":"{\"q\":\"red running shoes\",\"page\":1}"}}]},`+
-		`{"role":"tool","tool_call_id":"call_0","content":%q}]`, marker, results.String())
-	return []byte(`{"model":"bench-model","temperature":0.6,"messages":` + msgs + `}`)
+		`{"role":"tool","tool_call_id":"call_0","content":%q}]`, slot, results.String())
+	before, after, _ := strings.Cut(`{"model":"bench-model","temperature":0.6,"messages":`+msgs+`}`, slot)
+	return func(marker string) []byte {
+		return []byte(before + marker + after)
+	}
 }
 
 var (

@@ -7,10 +7,10 @@
 #
 # Checks: dpkg -i sets up the user, the data dir and the config's modes;
 # systemd-analyze verify accepts the installed unit; `arena config check`
-# passes as the service user; a reinstall keeps an edited conffile;
-# dpkg -r keeps the config and the data; dpkg --purge leaves nothing: no
-# file, directory, user or group of the package, unless the operator put a
-# keystore in /etc/arena, which stays with its owner.
+# passes as the service user; an upgrade keeps an edited conffile and the
+# data; dpkg -r keeps the config and the data; dpkg --purge leaves
+# nothing: no file, directory, user or group of the package, unless the
+# operator put a keystore in /etc/arena, which stays with its owner.
 set -eu
 
 if [ $# -ne 1 ] || [ ! -f "$1" ]; then
@@ -69,13 +69,24 @@ echo "--- arena config check, as user arena"
 out=$(cd / && runuser -u arena -- /usr/bin/arena --config /etc/arena/arena.yaml config check)
 [ "$out" = "config ok" ] || fail "config check as arena said: $out"
 
-echo "--- reinstall keeps an edited conffile"
+echo "--- an upgrade keeps an edited conffile and the data"
+# The same contents under a higher version: dpkg runs the upgrade path.
+version=$(dpkg-query -W -f='${Version}' arena)
+newer=$(mktemp -d)
+dpkg-deb -R "$deb" "$newer/root"
+sed -i "s/^Version: .*/Version: $version+check1/" "$newer/root/DEBIAN/control"
+dpkg-deb --root-owner-group -Zgzip --build "$newer/root" "$newer/arena.deb" >/dev/null
 echo "# edited by package-check" >>/etc/arena/arena.yaml
-dpkg -i "$deb"
-tail -n 1 /etc/arena/arena.yaml | grep -q 'edited by package-check' || fail "reinstall replaced the edited /etc/arena/arena.yaml"
+echo data >/var/lib/arena/marker
+dpkg -i "$newer/arena.deb"
+rm -rf "$newer"
+[ "$(dpkg-query -W -f='${Version}' arena)" = "$version+check1" ] || fail "the upgrade did not install $version+check1"
+tail -n 1 /etc/arena/arena.yaml | grep -q 'edited by package-check' || fail "the upgrade replaced the edited /etc/arena/arena.yaml"
+[ -f /var/lib/arena/marker ] || fail "the upgrade removed the data"
+expect /var/lib/arena "arena:arena 700"
+expect /etc/arena/arena.yaml "root:arena 640"
 
 echo "--- dpkg -r keeps the config and the data"
-echo data >/var/lib/arena/marker
 dpkg -r arena
 [ ! -e /usr/bin/arena ] || fail "dpkg -r left /usr/bin/arena"
 [ ! -e $unit ] || fail "dpkg -r left $unit"

@@ -274,16 +274,11 @@ judge: {kind: llm, models: judge-model, on_unavailable: grounding}
 	p.waitFor(t, "race done", 4*time.Minute, nil)
 	p.waitFor(t, "weights set", 3*time.Minute, nil)
 
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + metrics + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	code, body := getPath(t, metrics, "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %s", code, body)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range unmatched(want, scrapedSeries(t, string(body))) {
+	for _, m := range unmatched(want, scrapedSeries(t, body)) {
 		t.Errorf("not exported by arena run: %s", m)
 	}
 }

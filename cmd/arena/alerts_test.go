@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,11 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"arena/chain/devnet"
 )
 
 // The files an operator loads into Prometheus and Grafana, relative to
@@ -25,11 +29,12 @@ var (
 )
 
 // selector is one series selector of a PromQL expression: a metric name
-// and the label values it must equal.
+// and the label values it must equal; or, scraped, one series.
 type selector struct {
 	name   string
 	equals map[string]string
 	from   string // the alert or panel expression it came from
+	value  string // a scraped series' value
 }
 
 var (
@@ -121,7 +126,7 @@ func dashboardExprs(t *testing.T, path string) []string {
 }
 
 // scrapedSeries parses the Prometheus text format into series: the metric
-// name and its labels.
+// name, its labels and its value.
 func scrapedSeries(t *testing.T, text string) []selector {
 	t.Helper()
 	var out []selector
@@ -133,13 +138,14 @@ func scrapedSeries(t *testing.T, text string) []selector {
 		name, rest, _ := strings.Cut(line, "{")
 		labels := map[string]string{}
 		if strings.Contains(name, " ") {
-			name, _, _ = strings.Cut(name, " ")
+			name, rest, _ = strings.Cut(name, " ")
 		} else {
 			for _, lm := range matcher.FindAllStringSubmatch(rest, -1) {
 				labels[lm[1]] = lm[3]
 			}
+			_, rest, _ = strings.Cut(rest, "} ")
 		}
-		out = append(out, selector{name: name, equals: labels})
+		out = append(out, selector{name: name, equals: labels, value: strings.TrimSpace(rest)})
 	}
 	if len(out) == 0 {
 		t.Fatalf("no series in the scrape:\n%s", text)
@@ -264,6 +270,12 @@ func TestAlertAndDashboardMetrics(t *testing.T) {
 	}))
 	t.Cleanup(provider.Close)
 	a := startChainOnly(t)
+	// Hyperparameters the gauges that scale the weights alerts must show:
+	// the rate limit above weights_every_blocks, so the interval is it.
+	rateLimit := a.Config.Validator.WeightsEveryBlocks + 7
+	if err := a.Devnet.SetHyper(context.Background(), devnet.Hyper{WeightsSetRateLimit: rateLimit, ActivityCutoff: 4321}); err != nil {
+		t.Fatal(err)
+	}
 	cfgPath := writeRunConfig(t, a, t.TempDir(), filepath.Join(t.TempDir(), "data"), `race: {floor: 0, ratio_start: 0, ratio_floor: 0}
 relay: {base_url: "`+provider.URL+`/v1"}
 llm: {base_url: "`+provider.URL+`/v1", timeout: 2s}
@@ -278,7 +290,20 @@ judge: {kind: llm, models: judge-model, on_unavailable: grounding}
 	if code != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", code, body)
 	}
-	for _, m := range unmatched(want, scrapedSeries(t, body)) {
+	series := scrapedSeries(t, body)
+	for _, m := range unmatched(want, series) {
 		t.Errorf("not exported by arena run: %s", m)
+	}
+	for _, g := range []struct {
+		name string
+		want string
+	}{
+		{"arena_validator_weights_interval_blocks", strconv.FormatUint(rateLimit, 10)},
+		{"arena_chain_activity_cutoff_blocks", "4321"},
+	} {
+		i := slices.IndexFunc(series, func(s selector) bool { return s.name == g.name })
+		if i < 0 || series[i].value != g.want {
+			t.Errorf("%s: %+v, want %s", g.name, series[max(i, 0)], g.want)
+		}
 	}
 }

@@ -244,7 +244,8 @@ func TestAlertsHaveRunbook(t *testing.T) {
 // both pointed at a provider that answers no verdict) until a race is
 // decided and weights are set, scrapes /metrics, and checks that every
 // series the alerting rules and the Grafana dashboard select is there,
-// with the label values they match.
+// with the label values they match, and that the gauges the weights
+// alerts scale by show the chain's hyperparameters.
 func TestAlertAndDashboardMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a validator process")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"arena/episode"
 )
 
 type metrics struct {
@@ -33,6 +35,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Relay time per completion outside the provider call: checks, budget, recording.",
 			Buckets: prometheus.ExponentialBuckets(10e-6, 3, 10),
 		}),
+	}
+	// The outcomes the failure-ratio alert divides exist from the start, so
+	// that increase() sees the first provider failure too.
+	for _, o := range []string{"ok", episode.InferProviderError} {
+		m.requests.WithLabelValues(o)
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.tokens, m.provider, m.overhead} {

@@ -92,11 +92,20 @@ type faultLog struct {
 	since  time.Time
 }
 
+// faultKinds are faultKind's answers.
+func faultKinds() []string { return []string{"enospc", "eio", "erofs", "enoent", "other"} }
+
 func newFaultLog(log zerolog.Logger) *faultLog {
-	return &faultLog{log: log, kinds: map[string]bool{}, errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+	f := &faultLog{log: log, kinds: map[string]bool{}, errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "arena_store_write_errors_total",
 		Help: "Store commits that failed on the disk, by kind (enospc, eio, erofs, enoent, other); nothing of them was kept.",
 	}, []string{"kind"})}
+	// At 0 from the start, so that an alert's increase() sees the first
+	// failure of each kind.
+	for _, k := range faultKinds() {
+		f.errors.WithLabelValues(k)
+	}
+	return f
 }
 
 func (f *faultLog) failure(label string, err error) error {

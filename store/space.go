@@ -273,6 +273,7 @@ func (s *Store) checkSpace() error {
 	s.freeBytes.Set(float64(u.Free))
 	s.fsBytes.Set(float64(u.Total))
 	soft, hard := s.opts.Space.soft(u.Total), s.opts.Space.hard(u.Total)
+	s.softLimit.Set(float64(soft))
 	sp.mu.Lock()
 	prev := sp.level
 	level := SpaceOK

@@ -133,6 +133,7 @@ type Store struct {
 	gcRewrites prometheus.Counter
 	freeBytes  prometheus.Gauge
 	fsBytes    prometheus.Gauge
+	softLimit  prometheus.Gauge
 	spaceLevel prometheus.Gauge
 
 	space  spaceState
@@ -214,6 +215,10 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 			Name: "arena_store_filesystem_bytes",
 			Help: "Size of the data directory's filesystem.",
 		}),
+		softLimit: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "arena_store_soft_limit_bytes",
+			Help: "The soft free-space limit on the data directory's filesystem in bytes (store.min_free_soft or its percentage, whichever is larger): under it no new work starts.",
+		}),
 		spaceLevel: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "arena_store_space_level",
 			Help: "Free-space level of the data directory: 0 ok, 1 under the soft limit (no new work), 2 under the hard limit (writes stopped).",
@@ -237,7 +242,7 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 		sizeVlog := size("vlog", func(_, vlog int64) int64 { return vlog })
 		collectors := []prometheus.Collector{s.gcRuns, s.gcRewrites, sizeLSM, sizeVlog, s.faults.errors}
 		if opts.guarded() {
-			collectors = append(collectors, s.freeBytes, s.fsBytes, s.spaceLevel)
+			collectors = append(collectors, s.freeBytes, s.fsBytes, s.softLimit, s.spaceLevel)
 		}
 		for _, c := range collectors {
 			if err := reg.Register(c); err != nil {

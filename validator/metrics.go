@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"arena/chain"
+	"arena/scoring/race"
 	"arena/suite"
 )
 
@@ -22,6 +23,10 @@ type metrics struct {
 	races        *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
 	sinceWeights prometheus.Gauge
+	// weightsInterval and activityCutoff put sinceWeights in scale for
+	// alerts: the least blocks between two weights, and the subnet's bound
+	// past which a silent validator loses its standing.
+	weightsInterval, activityCutoff prometheus.Gauge
 	// The chain's epoch schedule as last read (StorageQuery).
 	epochIndex, tempo, nextEpochBlock prometheus.Gauge
 	// The subnet's mechanisms and MinerBurned as last read.
@@ -88,7 +93,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.templated = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_templated_runs_total",
 		Help: "Qualifying runs and racers in a race whose thinks followed one template (reasoning score capped at judge.template_cap), by kind (qualifying, race)."}, []string{"kind"})
 	m.void = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_void_runs_total",
-		Help: "Qualifying runs and races judged while no llm judge model answered, void under judge.on_unavailable: void, by kind (qualifying, race)."}, []string{"kind"})
+		Help: "Void runs by kind: qualifying runs (qualifying) and races (race) judged while no llm judge model answered, under judge.on_unavailable: void, and qualifying runs and racers (racer) during which the relay's provider failed."}, []string{"kind"})
+	m.weightsInterval = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_validator_weights_interval_blocks",
+		Help: "Least blocks between two of this validator's weights: the larger of the chain's weights rate limit and validator.weights_every_blocks."})
+	m.activityCutoff = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_activity_cutoff_blocks",
+		Help: "The subnet's ActivityCutoff as last read: blocks without weights after which a validator no longer counts as active."})
 	m.epochIndex = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_epoch_index",
 		Help: "The subnet's SubnetEpochIndex as last read from the chain (commit-reveal counts epochs with it); 0 when the chain has no StorageQuery precompile."})
 	m.tempo = prometheus.NewGauge(prometheus.GaugeOpts{Name: "arena_chain_tempo_blocks",
@@ -110,9 +119,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	for _, r := range []string{pruneAge, pruneSize} {
 		m.pruned.WithLabelValues(r)
 	}
+	// Every series an alert or a panel selects exists from the start, so
+	// that increase() sees the first event too (a series born at 1 has no
+	// increase).
 	for _, k := range []string{"qualifying", "race"} {
 		m.templated.WithLabelValues(k)
 		m.void.WithLabelValues(k)
+	}
+	m.void.WithLabelValues("racer")
+	for _, o := range race.DecidedOutcomes() {
+		m.races.WithLabelValues(string(o))
 	}
 	m.headAge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "arena_validator_head_age_seconds",
 		Help: "Seconds since the scheduler last received a head."}, func() float64 {
@@ -136,7 +152,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
-		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.pool, m.capacitySeconds, m.restockCoverage, m.compromised, m.hiddenUsed,
+		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.weightsInterval, m.activityCutoff, m.pool, m.capacitySeconds, m.restockCoverage, m.compromised, m.hiddenUsed,
 		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse,
 		m.pruned, m.episodeBytes} {
 		if err := reg.Register(c); err != nil {

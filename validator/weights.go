@@ -102,6 +102,9 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	}); err != nil {
 		return err
 	}
+	interval := max(hyper.WeightsSetRateLimit, v.opts.WeightsEveryBlocks)
+	v.m.weightsInterval.Set(float64(interval))
+	v.m.activityCutoff.Set(float64(hyper.ActivityCutoff))
 	lastUpdate := uint64(0)
 	if n, ok := neuronByUID(meta, self); ok {
 		lastUpdate = n.LastUpdate
@@ -160,7 +163,7 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	if len(subs) > 0 && subs[len(subs)-1].Window >= window {
 		return nil // never twice in one window
 	}
-	if lastSent > 0 && block < lastSent+max(hyper.WeightsSetRateLimit, v.opts.WeightsEveryBlocks) {
+	if lastSent > 0 && block < lastSent+interval {
 		return nil
 	}
 	// Only now, with a transaction about to go out, is the chain asked

@@ -44,12 +44,21 @@ func startChainOnly(t *testing.T) *devarena.Arena {
 // readyz returns /readyz's status code and body.
 func readyz(t *testing.T, addr string) (int, string) {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + addr + "/readyz")
+	return getPath(t, addr, "/readyz")
+}
+
+// getPath returns the status code and body of GET http://addr/path.
+func getPath(t *testing.T, addr, path string) (int, string) {
+	t.Helper()
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + addr + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return resp.StatusCode, string(body)
 }
 

@@ -202,6 +202,11 @@ const (
 	Void Outcome = "void"
 )
 
+// DecidedOutcomes are the outcomes a decided race can have: all but NoRace.
+func DecidedOutcomes() []Outcome {
+	return []Outcome{Crowned, Undecided, Defended, Dethroned, HandedOver, NoRacers, Void}
+}
+
 // Comparison is the paired evidence behind one decision: does UID beat
 // Against by more than Shift on the problems both ran in the window?
 type Comparison struct {

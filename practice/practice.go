@@ -65,7 +65,7 @@ type Options struct {
 	// before playing when it signs with another.
 	Expect *Expect
 	// DialWait is how long Run retries while nothing listens at the
-	// endpoint yet (a miner started a moment before); default 10 s.
+	// endpoint yet (a miner started a moment before); 0 dials once.
 	DialWait time.Duration
 }
 
@@ -87,9 +87,6 @@ func New(opts Options, log zerolog.Logger) (*Practice, error) {
 	}
 	if opts.RunSize <= 0 {
 		opts.RunSize = DefaultRunSize
-	}
-	if opts.DialWait <= 0 {
-		opts.DialWait = 10 * time.Second
 	}
 	key, err := crypto.GenerateKey()
 	if err != nil {

@@ -60,8 +60,8 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			"network; a script (the reference heuristic) answering as " + standin.Model + ", so your\n" +
 			"agent's path through the relay can be seen working end to end. A validator refuses the stand-in.\n\n" +
 			"--expect-hotkey HOTKEY (SS58, or the 0x address) stops before the first problem, with one line\n" +
-			"naming both keys, when the miner signs with another key. The miner may still be starting: the\n" +
-			"first dial is retried for a few seconds while nothing listens.\n\n" +
+			"naming both keys, when the miner signs with another key. The miner may still be starting: while\n" +
+			"nothing listens at its address the dial is retried for up to --wait.\n\n" +
 			"Examples:\n" +
 			"  arena miner --keystore ~/.arena/miner-keys --password-file ~/.arena/miner.pass --listen 127.0.0.1:8091 &\n" +
 			"  arena practice --agent ws://127.0.0.1:8091/arena/v1 --problems 30\n" +
@@ -86,6 +86,7 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			&cli.StringFlag{Name: "relay-models", Usage: "the relay's allowlist, comma-separated `MODELS` (relay.models)"},
 			&cli.BoolFlag{Name: "require-verified", Usage: "score as under relay.required: an unverified or dictated step earns nothing"},
 			&cli.BoolFlag{Name: "stand-in", Usage: "offer the relay with the offline stand-in behind it (no provider, no key; a script, not a model)"},
+			&cli.DurationFlag{Name: "wait", Value: 10 * time.Second, Usage: "retry the dial for up to `D` while nothing listens at --agent (a miner still starting); 0 dials once"},
 			&cli.StringFlag{Name: "expect-hotkey", Usage: "fail at once unless the miner signs with the key of `HOTKEY` (SS58, or the 0x address)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -162,7 +163,7 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 				return err
 			}
 			popts := practice.Options{Tools: tools, Judge: jdg, Limits: limits, RunSize: cfg.Validator.QualifyingProblems, Expect: expect,
-				StandIn: cmd.Bool("stand-in")}
+				StandIn: cmd.Bool("stand-in"), DialWait: cmd.Duration("wait")}
 			if popts.Relay, popts.Verification, err = practiceRelay(cfg, cmd.Bool("require-verified"), popts.StandIn, quiet); err != nil {
 				return err
 			}

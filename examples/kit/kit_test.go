@@ -186,3 +186,30 @@ func shopAndProblems(t *testing.T, n int) (*shop.Tools, []suite.Problem) {
 	}
 	return shopT, shopPs
 }
+
+// TestPythonOwnEndpoint: the Python miner at --max-version 1 plays with
+// its own endpoint (the TypeScript tests' fake model, which checks each
+// request's path, key, model, tools and replay of the episode), and
+// passes every version-1 clause.
+func TestPythonOwnEndpoint(t *testing.T) {
+	f := tsminer.NewFakeLLM(t, 0, tsminer.Deterministic)
+	proc := pyminer.Launch(t, pyminer.Options{LLMBaseURL: f.URL(), LLMModel: tsminer.FakeModel, LLMAPIKey: tsminer.FakeKey, MaxVersion: 1})
+	c, err := minercheck.New(minercheck.Options{MaxVersion: 1}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.Run(t.Context(), "ws://"+proc.Endpoint+episode.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := minercheck.Clauses()[:slices.Index(minercheck.Clauses(), minercheck.Negotiation)]
+	for _, r := range rep.Clauses {
+		want := minercheck.Skip
+		if slices.Contains(v1, r.Clause) {
+			want = minercheck.Pass
+		}
+		if r.Status != want {
+			t.Errorf("clause %s: %s (%s), want %s", r.Clause, r.Status, r.Detail, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"arena/chain"
 	"arena/episode"
 	"arena/relay"
+	"arena/relay/standin"
 )
 
 // TestStandIn: the stand-in plays the llm agent's path offline and says
@@ -39,7 +40,7 @@ func TestStandIn(t *testing.T) {
 		wantFault bool
 		wantThink string
 	}{
-		{name: "offline demo, no relay", agentURL: StandInURL, wantThink: StandInPrefix},
+		{name: "offline demo, no relay", agentURL: StandInURL, wantThink: standin.Prefix},
 		{name: "a relay refuses it as its provider", relay: rl, wantFault: true, wantThink: "The validator's inference relay failed"},
 	}
 	for _, tt := range tests {

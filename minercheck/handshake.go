@@ -30,7 +30,7 @@ func (r *run) dial(ctx context.Context) (*websocket.Conn, error) {
 	}
 	if err != nil {
 		if resp != nil {
-			return nil, fmt.Errorf("dial %s: %v (HTTP %s)", u, err, resp.Status)
+			return nil, fmt.Errorf("dial %s: %v (HTTP %s): serve the protocol at path %s on that port", u, err, resp.Status, episode.Path)
 		}
 		return nil, fmt.Errorf("dial %s: %v", u, err)
 	}

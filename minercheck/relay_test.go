@@ -294,7 +294,7 @@ func TestRelayClauses(t *testing.T) {
 			pass: allBut(Verified, Dictated), unharmed: []Clause{Dictated}}},
 		{"names a completion never issued", relayMiner{fakeID: true}, expectation{fail: Verified, detail: "was not relayed in this episode",
 			pass: allBut(Verified, Dictated), unharmed: []Clause{Dictated}}},
-		{"names one completion twice", relayMiner{reuse: true}, expectation{fail: Verified, detail: "already backs step 1",
+		{"names one completion twice", relayMiner{reuse: true}, expectation{fail: Verified, detail: "already backs step 0",
 			pass: allBut(Verified)}},
 		{"names a completion asked for before the last observation", relayMiner{stale: true}, expectation{fail: Verified,
 			detail: "was requested after observation 0, not after the step's previous observation 1", pass: allBut(Verified)}},

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,15 @@ type Options struct {
 	// judge.VerifyRecord to report without effect. It needs no Relay: a
 	// miner without one simply verifies nothing.
 	Verification judge.Verification
+	// StandIn reports that Relay serves the offline stand-in
+	// (StandInRelay): the report says its steps are a script's.
+	StandIn bool
+	// Expect, if set, is the hotkey the miner must sign with: Run fails
+	// before playing when it signs with another.
+	Expect *Expect
+	// DialWait is how long Run retries while nothing listens at the
+	// endpoint yet (a miner started a moment before); 0 dials once.
+	DialWait time.Duration
 }
 
 // Practice plays problems against one miner endpoint.
@@ -117,15 +127,22 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 	if len(problems) == 0 {
 		return nil, errors.New("practice: no problems to play")
 	}
-	m := episode.Miner{UID: 0, Endpoint: endpoint, AnyIdentity: true}
-	conn, err := p.runner.Connect(ctx, m)
+	conn, err := p.connect(ctx, endpoint)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if hint := DialHint(ctx, endpoint); hint != nil {
+			return nil, hint
+		}
 		return nil, fmt.Errorf("miner at ws://%s%s: %w", endpoint, episode.Path, err)
 	}
 	defer conn.Close()
+	if p.opts.Expect != nil {
+		if err := p.opts.Expect.Check(conn.Address()); err != nil {
+			return nil, fmt.Errorf("miner at ws://%s%s: %w", endpoint, episode.Path, err)
+		}
+	}
 	id := Identity{Address: conn.Address().Hex(), Hotkey: chain.Mirror(conn.Address()).SS58()}
 	if onConnect != nil {
 		onConnect(id)
@@ -204,8 +221,30 @@ func (p *Practice) Run(ctx context.Context, endpoint string, problems []suite.Pr
 		}
 	}
 	rep := newReport(id, results, trajs, p.opts.Verification != judge.VerifyOff)
+	rep.StandIn = p.opts.StandIn
 	rep.trajectories, rep.evaluations, rep.problems = trajs, evals, problems
 	return rep, nil
+}
+
+// connect dials the miner, again every 200 ms for up to DialWait while
+// the connection is refused: the miner may still be unlocking its key.
+func (p *Practice) connect(ctx context.Context, endpoint string) (*episode.Conn, error) {
+	m := episode.Miner{UID: 0, Endpoint: endpoint, AnyIdentity: true}
+	deadline := time.Now().Add(p.opts.DialWait)
+	for {
+		conn, err := p.runner.Connect(ctx, m)
+		// The runner's dial error is text (the handshake error's detail).
+		if err == nil || !strings.Contains(err.Error(), "connection refused") || time.Now().After(deadline) {
+			return conn, err
+		}
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // allFailedAtOnce reports a miner that accepted the handshake but whose

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"arena/episode"
+	"arena/relay/standin"
 	"arena/scoring"
 	"arena/scoring/judge"
+	"arena/shop"
 	"arena/suite"
 )
 
@@ -50,6 +52,10 @@ type Result struct {
 	// RelayFault: the validator's provider failed during the episode; a
 	// validator voids the racer's race (not the miner's fault).
 	RelayFault bool `json:"relay_fault,omitempty"`
+	// MissingRung is the first gate of the judge's ladder no think
+	// passed, with the q it leaves (docs/scoring.md, "Reasoning judge:
+	// what earns credit"); empty when q has the whole ladder.
+	MissingRung string `json:"missing_rung,omitempty"`
 }
 
 func newResult(p *suite.Problem, t *episode.Trajectory, e *judge.Evaluation, void bool) Result {
@@ -64,6 +70,7 @@ func newResult(p *suite.Problem, t *episode.Trajectory, e *judge.Evaluation, voi
 	if !r.Success {
 		r.Why = why(&e.Metrics, t)
 	}
+	r.MissingRung = missingRung(e.Verdict.Gates)
 	if r.NoCredit {
 		for _, f := range e.Verdict.Findings {
 			if f.Name == judge.FindingUnverified || f.Name == judge.FindingDictated {
@@ -74,12 +81,15 @@ func newResult(p *suite.Problem, t *episode.Trajectory, e *judge.Evaluation, voi
 	return r
 }
 
-// why explains a failed answer in the rule metrics' own words.
+// why explains a failed answer in the rule metrics' own words, the
+// most specific cause first: a violation, an ungrounded or unknown id,
+// then each unmet rule of each item.
 func why(m *scoring.Metrics, t *episode.Trajectory) []string {
 	var out []string
 	if t.EndReason.MinerFault() {
 		out = append(out, fmt.Sprintf("episode ended %s: %s", t.EndReason, episode.ClipText(t.EndDetail, 120)))
 	}
+	out = append(out, unknownIDs(t)...)
 	if len(t.Recommended) == 0 {
 		out = append(out, "no product was recommended")
 	}
@@ -95,6 +105,43 @@ func why(m *scoring.Metrics, t *episode.Trajectory) []string {
 	return out
 }
 
+// unknownIDs are the not_found errors of the calls that name product ids
+// (recommend_product, view_product_information): a made-up or mistyped
+// id is refused there, and a refused recommendation recommends nothing.
+func unknownIDs(t *episode.Trajectory) []string {
+	var out []string
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		for _, res := range st.Results {
+			if res.Error == nil || res.Error.Code != string(shop.CodeNotFound) {
+				continue
+			}
+			name := ""
+			for _, c := range st.ToolCalls {
+				if c.ID == res.ToolCallID {
+					name = c.Name
+				}
+			}
+			out = append(out, fmt.Sprintf("step %d: %s answered not_found: %s", i, name, episode.ClipText(res.Error.Message, 120)))
+		}
+	}
+	return out
+}
+
+// missingRung names the first gate of the ladder the trajectory did not
+// pass and the q it leaves (judge.Ladder's rungs).
+func missingRung(g judge.Gates) string {
+	switch {
+	case !g.ReferredToResults:
+		return fmt.Sprintf("q %.1f: no think names anything an earlier result returned (gate: referred to results)", judge.ScoreNoReference)
+	case !g.CitedDatum:
+		return fmt.Sprintf("q %.1f: no think cites an observed product_id, shop_id, price or attribute value (gate: cited a datum)", judge.ScoreNoDatum)
+	case !g.Compared:
+		return fmt.Sprintf("q %.1f: no think compares two observed products with a reason (gate: compared)", judge.ScoreNoCompare)
+	}
+	return ""
+}
+
 // Cell is one slice of the results.
 type Cell struct {
 	Episodes int     `json:"episodes"`
@@ -105,7 +152,7 @@ type Cell struct {
 // SlowStep is one of the slowest steps (miner time, network included).
 type SlowStep struct {
 	ProblemID string  `json:"problem_id"`
-	Step      int     `json:"step"` // 1-based
+	Step      int     `json:"step"` // from 0, as observation.step
 	MS        float64 `json:"ms"`
 	Tools     string  `json:"tools"`
 }
@@ -138,6 +185,10 @@ type Report struct {
 	Worst   []Result `json:"worst"`
 	Void    int      `json:"void,omitempty"`
 	Results []Result `json:"results"`
+	// StandIn: the relay served the offline stand-in (--stand-in), so
+	// every completion is a script's: verified_share shows the plumbing
+	// works, and no validator would credit it.
+	StandIn bool `json:"stand_in,omitempty"`
 
 	trajectories []episode.Trajectory
 	evaluations  []judge.Evaluation
@@ -237,7 +288,7 @@ func slowest(trajs []episode.Trajectory, k int) []SlowStep {
 			for c := range st.ToolCalls {
 				names[c] = st.ToolCalls[c].Name
 			}
-			out = append(out, SlowStep{ProblemID: t.ProblemID, Step: j + 1, MS: float64(d) / float64(time.Millisecond), Tools: strings.Join(names, ",")})
+			out = append(out, SlowStep{ProblemID: t.ProblemID, Step: j, MS: float64(d) / float64(time.Millisecond), Tools: strings.Join(names, ",")})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b SlowStep) int { return cmp.Compare(b.MS, a.MS) })
@@ -252,6 +303,9 @@ func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ")
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "miner %s (register hotkey %s)\n", r.Miner.Address, r.Miner.Hotkey)
 	fmt.Fprintf(w, "%d episodes: success %.1f%%, score %.3f, reasoning q %.2f\n", r.Episodes, 100*r.Success, r.Score, r.Q)
+	if r.StandIn {
+		fmt.Fprintf(w, "the relay served the offline stand-in (%s), a script playing the reference heuristic, not a model: this run shows your plumbing works; a validator refuses the stand-in\n", standin.Model)
+	}
 	if r.VerifiedShare != nil {
 		fmt.Fprintf(w, "verified inference: %.0f%% of %d steps are exactly a relay completion (unverified %d, dictated %d steps)\n",
 			100**r.VerifiedShare, r.Steps, r.Findings[judge.FindingUnverified], r.Findings[judge.FindingDictated])
@@ -299,15 +353,33 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nworst problems:")
 	for _, res := range r.Worst {
-		fmt.Fprintf(w, "  %s (%s %s) final %.3f q %.2f: %s\n", res.ProblemID, res.Type, orDash(string(res.Difficulty)), res.Final, res.Q, episode.ClipText(res.Query, 100))
+		fmt.Fprintf(w, "  %s (%s %s) final %.3f q %.2f: %s\n", res.ProblemID, res.Type, orDash(string(res.Difficulty)), res.Final, res.Q, episode.ClipText(strings.Join(strings.Fields(res.Query), " "), 100))
 		if len(res.Findings) > 0 {
 			fmt.Fprintf(w, "      findings: %s\n", strings.Join(res.Findings, ", "))
 		}
-		for _, y := range res.Why[:min(3, len(res.Why))] {
+		if res.MissingRung != "" {
+			fmt.Fprintf(w, "      judge: %s\n", res.MissingRung)
+		}
+		for _, y := range res.Why[:min(maxWhy, len(res.Why))] {
 			fmt.Fprintf(w, "      %s\n", y)
 		}
+		if len(res.Why) > maxWhy {
+			fmt.Fprintf(w, "      and %d more (--json lists them)\n", len(res.Why)-maxWhy)
+		}
+	}
+	failed := 0
+	for i := range r.Results {
+		if !r.Results[i].Success {
+			failed++
+		}
+	}
+	if failed > len(r.Worst) {
+		fmt.Fprintf(w, "  (%d problems failed in all: --json gives each one's why and missing_rung)\n", failed)
 	}
 }
+
+// maxWhy bounds the reasons printed per worst problem.
+const maxWhy = 5
 
 func difficultyRank(d suite.Difficulty) int {
 	switch d {

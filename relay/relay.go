@@ -97,6 +97,10 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// HTTPClient replaces the default HTTP client (optional).
 	HTTPClient *http.Client
+	// AllowStandIn lets the allowlist and the answers name the offline
+	// stand-in (config.StandInModel), for `arena practice --stand-in`
+	// only: a validator never sets it, so it never credits a script.
+	AllowStandIn bool
 	// Now is the clock of the daily budget; default time.Now.
 	Now func() time.Time
 }
@@ -130,7 +134,7 @@ func New(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Relay, e
 	if len(opts.Models) == 0 {
 		return nil, errors.New("relay: relay.models is empty: name the models miners may use")
 	}
-	if slices.Contains(opts.Models, config.StandInModel) {
+	if slices.Contains(opts.Models, config.StandInModel) && !opts.AllowStandIn {
 		// The stand-in is a script behind the chat wire format: relaying
 		// it would verify scripted steps as a model's.
 		return nil, fmt.Errorf("relay: relay.models names %s, the offline stand-in, which is not a model", config.StandInModel)
@@ -262,7 +266,7 @@ func (s *Session) Infer(ctx context.Context, req *episode.Infer) (*episode.Infer
 	s.usage.ProviderTime += took
 	s.mu.Unlock()
 	r.m.provider.Observe(took.Seconds())
-	if err == nil && resp.Model == config.StandInModel {
+	if err == nil && resp.Model == config.StandInModel && !r.opts.AllowStandIn {
 		// An operator pointed the relay at the offline stand-in under an
 		// allowlisted name: its steps are a script's, never credited.
 		err = fmt.Errorf("the provider answered as %s, the offline stand-in, which is not a model", config.StandInModel)

@@ -43,8 +43,8 @@ func newMinerCommand(env *cliEnv) *cli.Command {
 			"             steps verify; without --llm-base-url the agent plays only for such validators.\n" +
 			"The keystore password comes from --password-file or " + chain.PasswordEnv + ".\n\n" +
 			"Examples:\n" +
-			"  arena miner --keystore ./miner-keys --listen 0.0.0.0:8091 --agent heuristic --skill 1\n" +
-			"  " + llmAPIKeyEnv + "=sk-... arena miner --keystore ./miner-keys --agent llm \\\n" +
+			"  arena miner --keystore ~/.arena/miner-keys --password-file ~/.arena/miner.pass --listen 0.0.0.0:8091 --agent heuristic --skill 1\n" +
+			"  " + llmAPIKeyEnv + "=sk-... arena miner --keystore ~/.arena/miner-keys --password-file ~/.arena/miner.pass --agent llm \\\n" +
 			"      --llm-base-url https://openrouter.ai/api/v1 --llm-model qwen/qwen3-32b",
 		Commands: []*cli.Command{newMinerServeAxonCommand(env), newMinerCheckCommand(env)},
 		Flags: []cli.Flag{

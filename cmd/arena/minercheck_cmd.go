@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v3"
 
 	"arena/config"
 	"arena/episode"
 	"arena/minercheck"
+	"arena/practice"
 )
 
 // newMinerCheckCommand checks a miner endpoint against the protocol.
@@ -24,7 +26,7 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 		Name:  "check",
 		Usage: "check a miner endpoint against the episode protocol, clause by clause",
 		UsageText: "arena miner check ws://HOST:PORT" + episode.Path + " [--json] [--step-timeout 10s] [--handshake-timeout 5s] [--concurrent 3]\n" +
-			"                  [--max-version 2] [--relay-models M,...]",
+			"                  [--max-version 2] [--relay-models M,...] [--expect-hotkey HOTKEY]",
 		Description: "Plays the validator's side of docs/protocol.md against your miner, with a throwaway validator\n" +
 			"key and no chain, and prints pass, fail or skip per clause with what was wrong. Episodes run\n" +
 			"on a small generated catalog with the validator's real tools; nothing is scored. Each clause\n" +
@@ -38,11 +40,13 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 			"A violation fails the clause whose episode it ended and the clause it breaks, wherever it\n" +
 			"happened. A skipped clause could not be judged (its precondition failed, or the miner gave it\n" +
 			"nothing to judge). Identity (the hotkey) needs the metagraph and is not checked: the report\n" +
-			"names the address the miner signed with and the hotkey it must be registered under.\n\n" +
+			"names the address the miner signed with and the hotkey it must be registered under;\n" +
+			"--expect-hotkey HOTKEY (SS58, or the 0x address) fails the check, with one line naming both\n" +
+			"keys, when the miner signs with another key.\n\n" +
 			"Exit status: 0 when no clause fails; 1 when a clause fails or the check cannot run (a bad URL,\n" +
 			"an unreachable endpoint, a path that does not upgrade); 2 for a bad command line.\n\n" +
 			"Examples:\n" +
-			"  arena miner --listen 127.0.0.1:8091 &\n" +
+			"  arena miner --keystore ~/.arena/miner-keys --password-file ~/.arena/miner.pass --listen 127.0.0.1:8091 &\n" +
 			"  arena miner check ws://127.0.0.1:8091" + episode.Path + "\n" +
 			"  arena miner check ws://203.0.113.7:8091" + episode.Path + " --step-timeout 60s --json\n" +
 			"  arena miner check ws://127.0.0.1:8091" + episode.Path + " --max-version 1   # a version-1 miner",
@@ -53,6 +57,7 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 			&cli.IntFlag{Name: "concurrent", Value: 3, Usage: "episodes the concurrency clause starts at once on one connection"},
 			&cli.IntFlag{Name: "max-version", Value: episode.MaxVersion, Usage: "highest protocol `VERSION` offered: 2 checks the inference relay's clauses, 1 skips them"},
 			&cli.StringFlag{Name: "relay-models", Value: config.DefaultRelayModels, Usage: "the relay's allowlist announced to the miner, comma-separated `MODELS`"},
+			&cli.StringFlag{Name: "expect-hotkey", Usage: "fail unless the miner signs with the key of `HOTKEY` (SS58, or the 0x address)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			log, err := env.logger(cmd)
@@ -78,6 +83,14 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 			if len(opts.Models) == 0 {
 				return usageError{err: errors.New("--relay-models is empty: name the models the relay allows"), command: cmd.FullName()}
 			}
+			var expect *practice.Expect
+			if s := cmd.String("expect-hotkey"); s != "" {
+				e, err := practice.ParseExpect(s)
+				if err != nil {
+					return usageError{err: err, command: cmd.FullName()}
+				}
+				expect = &e
+			}
 			checker, err := minercheck.New(opts, log)
 			if err != nil {
 				return err
@@ -96,6 +109,11 @@ func newMinerCheckCommand(env *cliEnv) *cli.Command {
 				}
 			} else {
 				rep.Print(env.stdout)
+			}
+			if expect != nil && rep.Miner != "" {
+				if err := expect.Check(common.HexToAddress(rep.Miner)); err != nil {
+					return err
+				}
 			}
 			if !rep.OK {
 				var names []string

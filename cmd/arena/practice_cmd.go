@@ -17,6 +17,7 @@ import (
 	"arena/knowledge"
 	"arena/miner"
 	"arena/practice"
+	"arena/relay/standin"
 	"arena/scoring/judge"
 	"arena/shop"
 	"arena/store"
@@ -35,7 +36,7 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 		Usage: "play your agent the way a validator does, with no chain, and see how it scores",
 		UsageText: "arena practice --agent ws://HOST:PORT/arena/v1 [--problems N] [--types product,shop,voucher] [--catalog FILE]\n" +
 			"               [--suite FILE.jsonl] [--concurrency N] [--out DIR] [--json]\n" +
-			"               [--relay-base-url URL [--relay-models M,...]] [--require-verified]\n" +
+			"               [--relay-base-url URL [--relay-models M,...] | --stand-in] [--require-verified] [--expect-hotkey HOTKEY]\n" +
 			"arena practice --agent heuristic [--skill S] | --agent llm [--llm-base-url URL --llm-model NAME]",
 		Description: "Runs the validator's own episode runner, shop tools, rule metrics and reasoning judge (judge.kind,\n" +
 			"with its template cap over runs of validator.qualifying_problems) against your miner, on a local\n" +
@@ -54,10 +55,17 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			"--relay-models (key from ARENA_RELAY_API_KEY); every step is then checked against the completion\n" +
 			"it names, and the report gives verified_share and the unverified and dictated steps.\n" +
 			"--require-verified scores as a validator under relay.required does: such steps earn nothing.\n" +
-			"--agent llm with a relay and no --llm-base-url takes every completion through the relay.\n\n" +
+			"--agent llm with a relay and no --llm-base-url takes every completion through the relay.\n" +
+			"--stand-in offers the relay with the offline stand-in behind it instead of a provider: no key, no\n" +
+			"network; a script (the reference heuristic) answering as " + standin.Model + ", so your\n" +
+			"agent's path through the relay can be seen working end to end. A validator refuses the stand-in.\n\n" +
+			"--expect-hotkey HOTKEY (SS58, or the 0x address) stops before the first problem, with one line\n" +
+			"naming both keys, when the miner signs with another key. The miner may still be starting: while\n" +
+			"nothing listens at its address the dial is retried for up to --wait.\n\n" +
 			"Examples:\n" +
-			"  arena miner --listen 127.0.0.1:8091 &   # your agent, or the reference one\n" +
+			"  arena miner --keystore ~/.arena/miner-keys --password-file ~/.arena/miner.pass --listen 127.0.0.1:8091 &\n" +
 			"  arena practice --agent ws://127.0.0.1:8091/arena/v1 --problems 30\n" +
+			"  arena practice --agent ws://127.0.0.1:8091/arena/v1 --stand-in --problems 20   # an example miner, offline\n" +
 			"  arena practice --agent heuristic --skill 0.6 --types voucher --json\n" +
 			"  arena practice --agent llm --relay-base-url http://127.0.0.1:11434/v1 --relay-models qwen3:8b --require-verified",
 		Flags: []cli.Flag{
@@ -77,6 +85,9 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			&cli.StringFlag{Name: "relay-base-url", Usage: "offer the inference relay to an OpenAI-compatible provider at `URL` (relay.base_url; key from ARENA_RELAY_API_KEY)"},
 			&cli.StringFlag{Name: "relay-models", Usage: "the relay's allowlist, comma-separated `MODELS` (relay.models)"},
 			&cli.BoolFlag{Name: "require-verified", Usage: "score as under relay.required: an unverified or dictated step earns nothing"},
+			&cli.BoolFlag{Name: "stand-in", Usage: "offer the relay with the offline stand-in behind it (no provider, no key; a script, not a model)"},
+			&cli.DurationFlag{Name: "wait", Value: 10 * time.Second, Usage: "retry the dial for up to `D` while nothing listens at --agent (a miner still starting); 0 dials once"},
+			&cli.StringFlag{Name: "expect-hotkey", Usage: "fail at once unless the miner signs with the key of `HOTKEY` (SS58, or the 0x address)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cfg, log, err := env.load(cmd, practiceFlags)
@@ -90,6 +101,17 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			types, err := parsePracticeTypes(cmd.String("types"))
 			if err != nil {
 				return err
+			}
+			var expect *practice.Expect
+			if s := cmd.String("expect-hotkey"); s != "" {
+				e, err := practice.ParseExpect(s)
+				if err != nil {
+					return err
+				}
+				expect = &e
+			}
+			if cmd.Bool("stand-in") && cfg.Relay.BaseURL != "" {
+				return errors.New("--stand-in and --relay-base-url (relay.base_url) both name the relay's provider: choose one")
 			}
 			limits := validator.EpisodeLimits(cfg.Episode)
 			if c := cmd.Int("concurrency"); cmd.IsSet("concurrency") {
@@ -140,8 +162,9 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			popts := practice.Options{Tools: tools, Judge: jdg, Limits: limits, RunSize: cfg.Validator.QualifyingProblems}
-			if popts.Relay, popts.Verification, err = practiceRelay(cfg, cmd.Bool("require-verified"), quiet); err != nil {
+			popts := practice.Options{Tools: tools, Judge: jdg, Limits: limits, RunSize: cfg.Validator.QualifyingProblems, Expect: expect,
+				StandIn: cmd.Bool("stand-in"), DialWait: cmd.Duration("wait")}
+			if popts.Relay, popts.Verification, err = practiceRelay(cfg, cmd.Bool("require-verified"), popts.StandIn, quiet); err != nil {
 				return err
 			}
 			p, err := practice.New(popts, quiet)
@@ -196,10 +219,17 @@ func newPracticeCommand(env *cliEnv) *cli.Command {
 // verification: no chain, so relay.required's auto is off; a relay
 // reports findings (record) and --require-verified gates on them, with
 // or without a relay (a miner with none verifies nothing).
-func practiceRelay(cfg *config.Config, require bool, log zerolog.Logger) (episode.Relay, judge.Verification, error) {
+func practiceRelay(cfg *config.Config, require, standIn bool, log zerolog.Logger) (episode.Relay, judge.Verification, error) {
 	var rl episode.Relay
 	mode := judge.VerifyOff
-	if cfg.Relay.BaseURL != "" {
+	switch {
+	case standIn:
+		var err error
+		if rl, err = practice.StandInRelay(require, log); err != nil {
+			return nil, "", err
+		}
+		mode = judge.VerifyRecord
+	case cfg.Relay.BaseURL != "":
 		rc := *cfg
 		if require {
 			// The relay's offer tells the agent what scoring will do.

@@ -108,7 +108,7 @@ func TestPracticeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unreachable", []string{"--agent", "ws://" + closedPort(t) + "/arena/v1"}, "dial_failed"},
+		{"unreachable", []string{"--agent", "ws://" + closedPort(t) + "/arena/v1", "--wait", "0s"}, "dial_failed"},
 		{"wrong path", []string{"--agent", "ws://127.0.0.1:8091/v1"}, `wrong path "/v1"`},
 		{"not a websocket url", []string{"--agent", "https://127.0.0.1:8091/arena/v1"}, "want ws://HOST:PORT/arena/v1"},
 		{"never answers", []string{"--agent", "ws://" + silent.Addr().String() + "/arena/v1"}, "dial_failed"},

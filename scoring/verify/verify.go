@@ -45,7 +45,7 @@ func Detail(issues []Issue) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "step %d: %s", is.Step+1, is.Reason)
+		fmt.Fprintf(&b, "step %d: %s", is.Step, is.Reason)
 	}
 	return b.String()
 }
@@ -104,7 +104,7 @@ func checkStep(t *episode.Trajectory, i int, used map[string]int) (*episode.Comp
 		return nil, fmt.Sprintf("completion %s was not relayed in this episode", episode.ClipText(st.CompletionID, 40))
 	}
 	if prev, dup := used[c.ID]; dup {
-		return nil, fmt.Sprintf("completion %s already backs step %d", c.ID, prev+1)
+		return nil, fmt.Sprintf("completion %s already backs step %d", c.ID, prev)
 	}
 	if c.Error != "" || len(c.Response) == 0 {
 		return nil, fmt.Sprintf("completion %s failed (%s)", c.ID, c.Error)

@@ -80,7 +80,7 @@ func TestCheck(t *testing.T) {
 		{name: "version 1", mutate: func(tr *episode.Trajectory) { tr.Protocol = 1 }, unverify: "protocol version 1"},
 		{name: "no completion named", mutate: func(tr *episode.Trajectory) { tr.Steps[1].CompletionID = "" }, unverify: "names no completion"},
 		{name: "unknown completion", mutate: func(tr *episode.Trajectory) { tr.Steps[1].CompletionID = "zzz" }, unverify: "not relayed in this episode"},
-		{name: "completion used twice", mutate: func(tr *episode.Trajectory) { tr.Steps[1].CompletionID = "a" }, unverify: "already backs step 1"},
+		{name: "completion used twice", mutate: func(tr *episode.Trajectory) { tr.Steps[1].CompletionID = "a" }, unverify: "already backs step 0"},
 		{name: "stale completion", mutate: func(tr *episode.Trajectory) { tr.Completions[1].Observations = 0 }, unverify: "requested after observation 0"},
 		{name: "failed completion", mutate: func(tr *episode.Trajectory) {
 			tr.Completions[1].Error, tr.Completions[1].Response = episode.InferProviderError, nil

@@ -42,10 +42,11 @@ func (v *Validator) scheduleRace(ctx context.Context, block uint64) {
 		v.startRaceWork(ctx, func(ctx context.Context) error { return v.finishRace(ctx, st.Current) })
 		return
 	}
-	window := block / v.opts.RaceEveryBlocks * v.opts.RaceEveryBlocks
-	if window == 0 || window <= st.LastWindow && st.LastWindow != 0 {
+	w := nextRaceWindow(block, v.opts.RaceEveryBlocks, st)
+	if !w.OpenNow {
 		return
 	}
+	window := w.Window
 	// Let qualifying runs that are in flight finish so their miners can
 	// race in this window.
 	if inFlight > 0 && block < window+v.opts.RaceEveryBlocks/2 {

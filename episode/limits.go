@@ -124,8 +124,8 @@ func (l Limits) Validate() error {
 	return nil
 }
 
-// wire is the limits as sent in episode_start.
-func (l Limits) wire() WireLimits {
+// Wire is the limits as sent in episode_start.
+func (l Limits) Wire() WireLimits {
 	return WireLimits{
 		MaxFrameBytes:         l.MaxFrameBytes,
 		MaxThinkBytes:         l.MaxThinkBytes,

@@ -89,7 +89,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		&Step{EpisodeID: "e", Think: "t", ToolCalls: []ToolCall{{ID: "1", Name: "find_product", Parameters: []byte(`{"q":"x"}`)}}, Response: &resp},
 		&Observation{EpisodeID: "e", Step: 2, Results: []ToolResult{{ToolCallID: "1", Result: []byte(`[1]`)}, {ToolCallID: "2", Error: &ToolError{Code: "c", Message: "m"}}}},
 		&EpisodeEnd{EpisodeID: "e", Reason: ReasonStepTimeout, Detail: "d"},
-		&EpisodeStart{EpisodeID: "e", Query: "q", Tools: []byte(`[]`), Limits: DefaultLimits().wire()},
+		&EpisodeStart{EpisodeID: "e", Query: "q", Tools: []byte(`[]`), Limits: DefaultLimits().Wire()},
 	}
 	for _, m := range msgs {
 		t.Run(m.MessageType(), func(t *testing.T) {

@@ -2,14 +2,10 @@ package episode
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -183,60 +179,12 @@ func (r *Runner) newTrajectory(m Miner, p Problem) Trajectory {
 // Conn is an authenticated connection to one miner. Episodes on it run
 // concurrently; a connection-level failure ends all of them.
 type Conn struct {
-	r       *Runner
-	miner   Miner
-	addr    common.Address
-	version int
-	ws      *websocket.Conn
-	log     zerolog.Logger
-	slots   chan struct{}
-	// replies are the goroutines answering infers that reach no
-	// episode's relay; the reader joins them.
-	replies sync.WaitGroup
-
-	wmu sync.Mutex // gorilla allows one writer at a time
-
-	mu       sync.Mutex
-	episodes map[string]*liveEpisode
-
-	dead       chan struct{}
-	deadOnce   sync.Once
-	deadReason EndReason
-	deadDetail string
-	readerDone chan struct{}
-}
-
-type inbound struct {
-	step *Step
-	at   time.Time
-}
-
-// liveEpisode is the reader's handle on an episode in flight.
-type liveEpisode struct {
-	inbox    chan inbound
-	failed   chan struct{}
-	failOnce sync.Once
-	reason   EndReason
-	detail   string
-
-	// infers queue the episode's infer requests for its relay worker
-	// (nil without a relay session); observed is the number of
-	// observations sent so far, stamped on each infer as it arrives.
-	infers   chan inferIn
-	observed atomic.Int64
-}
-
-type inferIn struct {
-	req          *Infer
-	at           time.Time
-	observations int
-}
-
-func (e *liveEpisode) fail(r EndReason, detail string) {
-	e.failOnce.Do(func() {
-		e.reason, e.detail = r, detail
-		close(e.failed)
-	})
+	r     *Runner
+	miner Miner
+	addr  common.Address
+	w     *Wire
+	log   zerolog.Logger
+	slots chan struct{}
 }
 
 // Connect dials the miner's axon and runs the handshake. The error is a
@@ -284,20 +232,9 @@ func (r *Runner) Connect(ctx context.Context, m Miner) (*Conn, error) {
 		// frame to MaxFrameBytes itself.
 		ws.SetReadLimit(int64(max(r.limits.MaxFrameBytes, r.limits.MaxInferBytes)))
 	}
-	c := &Conn{
-		r:          r,
-		miner:      m,
-		addr:       addr,
-		version:    version,
-		ws:         ws,
-		log:        r.log.With().Uint16("uid", m.UID).Str("miner", addr.Hex()).Logger(),
-		slots:      make(chan struct{}, r.limits.MaxConcurrentEpisodes),
-		episodes:   make(map[string]*liveEpisode),
-		dead:       make(chan struct{}),
-		readerDone: make(chan struct{}),
-	}
-	go c.readLoop()
-	return c, nil
+	log := r.log.With().Uint16("uid", m.UID).Str("miner", addr.Hex()).Logger()
+	w := NewWire(ws, WireOptions{Version: version, MaxFrameBytes: r.limits.MaxFrameBytes, WriteTimeout: r.opts.WriteTimeout}, log)
+	return &Conn{r: r, miner: m, addr: addr, w: w, log: log, slots: make(chan struct{}, r.limits.MaxConcurrentEpisodes)}, nil
 }
 
 func (r *Runner) handshake(ws *websocket.Conn, m Miner) (common.Address, int, *HandshakeError) {
@@ -366,170 +303,16 @@ func (r *Runner) handshakeAck(ws *websocket.Conn, m Miner) (common.Address, *Hel
 	return addr, ack, nil
 }
 
-// readFailure classifies a read error.
-func readFailure(err error) (EndReason, string) {
-	var ne net.Error
-	switch {
-	case errors.Is(err, websocket.ErrReadLimit):
-		return ReasonOversized, "frame exceeds max_frame_bytes"
-	case errors.As(err, &ne) && ne.Timeout():
-		return ReasonStepTimeout, err.Error()
-	}
-	return ReasonDisconnected, err.Error()
-}
-
 // Address is the miner's verified address.
 func (c *Conn) Address() common.Address { return c.addr }
 
+// Version is the negotiated protocol version.
+func (c *Conn) Version() int { return c.w.Version() }
+
 // Close ends the connection; episodes still running end as aborted.
 func (c *Conn) Close() error {
-	c.kill(ReasonAborted, "connection closed by the validator")
-	<-c.readerDone
+	c.w.Close("connection closed by the validator")
 	return nil
-}
-
-// kill ends the connection once, with the reason every live episode ends
-// with.
-func (c *Conn) kill(r EndReason, detail string) {
-	c.deadOnce.Do(func() {
-		c.deadReason, c.deadDetail = r, detail
-		close(c.dead)
-		if r.MinerFault() {
-			c.log.Warn().Str("reason", string(r)).Str("detail", ClipText(detail, 200)).Msg("miner connection ended by violation")
-		}
-		c.wmu.Lock()
-		_ = c.ws.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, string(r)))
-		c.wmu.Unlock()
-		c.ws.Close()
-	})
-}
-
-func (c *Conn) readLoop() {
-	defer close(c.readerDone)
-	defer c.replies.Wait()
-	for {
-		typ, frame, err := c.ws.ReadMessage()
-		at := time.Now()
-		if err != nil {
-			reason, detail := readFailure(err)
-			c.kill(reason, detail)
-			return
-		}
-		if typ != websocket.TextMessage {
-			c.kill(ReasonMalformed, "binary frame")
-			return
-		}
-		msg, err := Decode(frame)
-		if err != nil {
-			var de *DecodeError
-			errors.As(err, &de)
-			// A bad frame that names a live episode ends only that
-			// episode; one that cannot be attributed ends the connection.
-			if ep := c.lookup(de.Episode); ep != nil {
-				ep.fail(de.Reason(), err.Error())
-				continue
-			}
-			c.kill(de.Reason(), err.Error())
-			return
-		}
-		if len(frame) > c.r.limits.MaxFrameBytes && msg.MessageType() != TypeInfer {
-			// On a version-2 connection the socket admits infer-sized
-			// frames; every other message keeps max_frame_bytes.
-			c.kill(ReasonOversized, "frame exceeds max_frame_bytes")
-			return
-		}
-		if inf, ok := msg.(*Infer); ok {
-			if c.version < Version2 {
-				c.kill(ReasonUnexpected, "infer on a version-1 connection")
-				return
-			}
-			c.routeInfer(inf, at)
-			continue
-		}
-		step, ok := msg.(*Step)
-		if !ok {
-			c.kill(ReasonUnexpected, "miner sent "+msg.MessageType())
-			return
-		}
-		ep := c.lookup(step.EpisodeID)
-		if ep == nil {
-			// Most likely a late answer to an episode that already timed
-			// out; dropping it keeps the miner's other episodes alive.
-			c.log.Debug().Str("episode", ClipText(step.EpisodeID, 40)).Msg("step for no live episode dropped")
-			continue
-		}
-		select {
-		case ep.inbox <- inbound{step: step, at: at}:
-		default:
-			ep.fail(ReasonUnexpected, "step sent before the previous step's observation")
-		}
-	}
-}
-
-// routeInfer queues an infer for its episode's relay worker, or answers
-// it at once when it cannot be served.
-func (c *Conn) routeInfer(inf *Infer, at time.Time) {
-	ep := c.lookup(inf.EpisodeID)
-	refuse := func(code, msg string) {
-		res := &InferResult{EpisodeID: inf.EpisodeID, RequestID: inf.RequestID, Error: &InferError{Code: code, Message: msg}}
-		c.replies.Go(func() { _ = c.send(res) })
-	}
-	switch {
-	case ep == nil:
-		refuse(InferNoEpisode, "no live episode "+ClipText(inf.EpisodeID, 40))
-	case ep.infers == nil:
-		refuse(InferUnavailable, "this validator runs no inference relay")
-	default:
-		select {
-		case ep.infers <- inferIn{req: inf, at: at, observations: int(ep.observed.Load())}:
-		default:
-			refuse(InferBusy, fmt.Sprintf("more than %d infers of this episode waiting", cap(ep.infers)))
-		}
-	}
-}
-
-// Version is the negotiated protocol version.
-func (c *Conn) Version() int { return c.version }
-
-func (c *Conn) lookup(id string) *liveEpisode {
-	if id == "" {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.episodes[id]
-}
-
-// send writes one message; a failure ends the connection.
-func (c *Conn) send(msg Message) error {
-	var data []byte
-	var err error
-	if obs, ok := msg.(*Observation); ok {
-		data = appendObservation(make([]byte, 0, 1024), obs)
-	} else if data, err = Encode(msg); err != nil {
-		c.kill(ReasonInternal, err.Error()) // callers wait for the connection to be dead
-		return err
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	select {
-	case <-c.dead:
-		return errors.New("connection closed")
-	default:
-	}
-	_ = c.ws.SetWriteDeadline(time.Now().Add(c.r.opts.WriteTimeout))
-	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
-		go c.kill(ReasonDisconnected, "write: "+err.Error()) // kill takes wmu
-		return err
-	}
-	return nil
-}
-
-func newEpisodeID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail on supported platforms
-	return hex.EncodeToString(b[:])
 }
 
 // Episode runs one episode on the connection and returns its trajectory.
@@ -556,26 +339,29 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 		r.m.episodes.WithLabelValues(string(reason)).Inc()
 		return tr
 	}
-	deadEnd := func() Trajectory { return finish(c.deadReason, c.deadDetail) }
+	deadEnd := func() Trajectory { return deadEndOr(c, finish) }
 
 	select {
 	case c.slots <- struct{}{}:
-	case <-c.dead:
+	case <-c.w.Dead():
 		return deadEnd()
 	case <-ctx.Done():
 		return finish(ReasonAborted, ctx.Err().Error())
 	}
 	defer func() { <-c.slots }()
 
-	tr.EpisodeID = newEpisodeID()
+	tr.EpisodeID = NewEpisodeID()
 	tr.Timings.Start = time.Now()
-	ep := &liveEpisode{inbox: make(chan inbound, 1), failed: make(chan struct{})}
-	if c.version >= Version2 {
-		tr.Protocol = c.version
+	relayed := c.w.Version() >= Version2 && r.opts.Relay != nil
+	ep := NewWireEpisode(0)
+	if relayed {
+		ep = NewWireEpisode(r.opts.MaxInfersQueued)
+	}
+	if v := c.w.Version(); v >= Version2 {
+		tr.Protocol = v
 	}
 	var relay *episodeRelay
-	if c.version >= Version2 && r.opts.Relay != nil {
-		ep.infers = make(chan inferIn, r.opts.MaxInfersQueued)
+	if relayed {
 		relay = c.startRelay(ctx, ep, r.opts.Relay.Open(c.addr.Hex(), tr.EpisodeID), tr.EpisodeID)
 		offer := relay.session.Offer()
 		tr.Relay = &offer
@@ -586,17 +372,13 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			relay.stop(&tr)
 			return finishInner(reason, detail)
 		}
-		deadEnd = func() Trajectory { return finish(c.deadReason, c.deadDetail) }
+		deadEnd = func() Trajectory { return deadEndOr(c, finish) }
 		defer relay.stop(&tr)
 	}
-	c.mu.Lock()
-	c.episodes[tr.EpisodeID] = ep
-	c.mu.Unlock()
+	c.w.Add(tr.EpisodeID, ep)
 	r.m.active.Inc()
 	defer func() {
-		c.mu.Lock()
-		delete(c.episodes, tr.EpisodeID)
-		c.mu.Unlock()
+		c.w.Remove(tr.EpisodeID)
 		r.m.active.Dec()
 	}()
 	log := c.log.With().Str("episode", tr.EpisodeID).Str("problem", p.ID).Logger()
@@ -608,9 +390,9 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 	// end sends episode_end (best effort) and finishes the trajectory.
 	end := func(reason EndReason, detail string) Trajectory {
 		select {
-		case <-c.dead:
+		case <-c.w.Dead():
 		default:
-			_ = c.send(&EpisodeEnd{EpisodeID: tr.EpisodeID, Reason: reason, Detail: ClipText(detail, 200)})
+			_ = c.w.Send(&EpisodeEnd{EpisodeID: tr.EpisodeID, Reason: reason, Detail: ClipText(detail, 200)})
 		}
 		if reason.MinerFault() {
 			log.Info().Str("reason", string(reason)).Str("detail", ClipText(detail, 200)).Int("steps", len(tr.Steps)).Msg("episode ended by violation; it scores zero")
@@ -623,16 +405,16 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 	// TSent is stamped before the write: the miner may answer, and the
 	// reader stamp its step, before the write call returns.
 	tSent := time.Now()
-	if err := c.send(&EpisodeStart{EpisodeID: tr.EpisodeID, Query: p.Query, Tools: r.toolsJSON, Limits: lim.wire(), Relay: tr.Relay}); err != nil {
+	if err := c.w.Send(&EpisodeStart{EpisodeID: tr.EpisodeID, Query: p.Query, Tools: r.toolsJSON, Limits: lim.Wire(), Relay: tr.Relay}); err != nil {
 		return deadEndOr(c, finish)
 	}
 	timer := time.NewTimer(lim.StepTimeout)
 	defer timer.Stop()
 	for n := 0; ; n++ {
 		timer.Reset(lim.StepTimeout - time.Since(tSent))
-		var in inbound
+		var in WireStep
 		select {
-		case in = <-ep.inbox:
+		case in = <-ep.Inbox:
 		case <-timer.C:
 			return end(ReasonStepTimeout, fmt.Sprintf("no step %d within %s", n, lim.StepTimeout))
 		case <-epCtx.Done():
@@ -640,15 +422,16 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 				return end(ReasonAborted, ctx.Err().Error())
 			}
 			return end(ReasonEpisodeTimeout, fmt.Sprintf("episode exceeded %s", lim.EpisodeTimeout))
-		case <-c.dead:
+		case <-c.w.Dead():
 			return deadEnd()
-		case <-ep.failed:
-			return end(ep.reason, ep.detail)
+		case <-ep.Failed():
+			reason, detail, _ := ep.Failure()
+			return end(reason, detail)
 		}
-		st := in.step
-		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.at, CompletionID: st.CompletionID}
-		tr.Timings.Miner += in.at.Sub(tSent)
-		r.m.minerStep.Observe(in.at.Sub(tSent).Seconds())
+		st := in.Step
+		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.At, CompletionID: st.CompletionID}
+		tr.Timings.Miner += in.At.Sub(tSent)
+		r.m.minerStep.Observe(in.At.Sub(tSent).Seconds())
 		if len(st.Think) > lim.MaxThinkBytes {
 			rec.Think = clipBytes(st.Think, lim.MaxThinkBytes)
 			tr.Steps = append(tr.Steps, rec)
@@ -678,20 +461,20 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			}
 			return end(ReasonEpisodeTimeout, fmt.Sprintf("episode exceeded %s", lim.EpisodeTimeout))
 		}
-		if len(ep.inbox) > 0 {
+		if len(ep.Inbox) > 0 {
 			tr.Steps = append(tr.Steps, rec)
 			return end(ReasonUnexpected, "step sent before the previous step's observation")
 		}
 		tSent = time.Now()
 		// Counted before the write: the miner may answer with an infer
 		// before the write call returns.
-		ep.observed.Store(int64(n + 1))
-		if err := c.send(&Observation{EpisodeID: tr.EpisodeID, Step: n, Results: rec.Results}); err != nil {
+		ep.Observed.Store(int64(n + 1))
+		if err := c.w.Send(&Observation{EpisodeID: tr.EpisodeID, Step: n, Results: rec.Results}); err != nil {
 			tr.Steps = append(tr.Steps, rec)
 			return deadEndOr(c, finish)
 		}
 		rec.TObserved = time.Now()
-		r.m.overhead.Observe((rec.TObserved.Sub(in.at) - rec.ToolTime).Seconds())
+		r.m.overhead.Observe((rec.TObserved.Sub(in.At) - rec.ToolTime).Seconds())
 		tr.Steps = append(tr.Steps, rec)
 		if _, done := session.Terminated(); done {
 			return end(ReasonTerminated, "")
@@ -705,8 +488,9 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 // deadEndOr finishes with the connection's reason once the failed write
 // has marked it dead.
 func deadEndOr(c *Conn, finish func(EndReason, string) Trajectory) Trajectory {
-	<-c.dead
-	return finish(c.deadReason, c.deadDetail)
+	<-c.w.Dead()
+	reason, detail, _ := c.w.Death()
+	return finish(reason, detail)
 }
 
 // episodeRelay is one episode's relay worker: it answers the episode's
@@ -722,7 +506,7 @@ type episodeRelay struct {
 	fault       bool
 }
 
-func (c *Conn) startRelay(ctx context.Context, ep *liveEpisode, session RelaySession, episodeID string) *episodeRelay {
+func (c *Conn) startRelay(ctx context.Context, ep *WireEpisode, session RelaySession, episodeID string) *episodeRelay {
 	ctx, cancel := context.WithCancel(ctx)
 	er := &episodeRelay{session: session, cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -731,14 +515,14 @@ func (c *Conn) startRelay(ctx context.Context, ep *liveEpisode, session RelaySes
 			select {
 			case <-ctx.Done():
 				return
-			case <-c.dead:
+			case <-c.w.Dead():
 				return
-			case in := <-ep.infers:
-				res, rec := session.Infer(ctx, in.req)
+			case in := <-ep.Infers:
+				res, rec := session.Infer(ctx, in.Req)
 				if rec != nil {
-					rec.Observations = in.observations
+					rec.Observations = in.Observations
 					if rec.TRequested.IsZero() {
-						rec.TRequested = in.at
+						rec.TRequested = in.At
 					}
 					er.mu.Lock()
 					er.completions = append(er.completions, *rec)
@@ -747,11 +531,11 @@ func (c *Conn) startRelay(ctx context.Context, ep *liveEpisode, session RelaySes
 					}
 					er.mu.Unlock()
 				}
-				res.EpisodeID, res.RequestID = episodeID, in.req.RequestID
+				res.EpisodeID, res.RequestID = episodeID, in.Req.RequestID
 				if ctx.Err() != nil {
 					return // the episode is over; its end message is on its way
 				}
-				_ = c.send(res)
+				_ = c.w.Send(res)
 			}
 		}
 	}()

@@ -284,7 +284,7 @@ func ownCases(t *testing.T) []struct {
 				return []byte(`{"type":"episode_end","episode_id":"` + s.EpisodeID + `","reason":"terminated"}`)
 			}
 			return episodetest.Honest(s, n, o)
-		})), &expectation{fail: Messages, detail: "unexpected_message: the miner sent episode_end", pass: with(handshakeClauses, CloseCodes)}},
+		})), &expectation{fail: Messages, detail: "unexpected_message: miner sent episode_end", pass: with(handshakeClauses, CloseCodes)}},
 		{"sends a second step a moment after the first", serve(eager), &expectation{fail: OneStep,
 			detail: "a second step arrived before the observation of step 0 (unsolicited",
 			// Other clauses catch it too when the second step happens to

@@ -178,15 +178,15 @@ func (w *wire) startRelay(ctx context.Context, ep *live, sp spec, id string) *re
 			select {
 			case <-ctx.Done():
 				return
-			case <-w.dead:
+			case <-w.Dead():
 				return
-			case in := <-ep.infers:
+			case in := <-ep.Infers:
 				res := rw.answer(ctx, sp, in)
-				res.EpisodeID, res.RequestID = id, in.req.RequestID
+				res.EpisodeID, res.RequestID = id, in.Req.RequestID
 				if ctx.Err() != nil {
 					return // the episode is over; its end message is on its way
 				}
-				_ = w.send(res)
+				_ = w.Send(res)
 			}
 		}
 	}()
@@ -195,22 +195,22 @@ func (w *wire) startRelay(ctx context.Context, ep *live, sp spec, id string) *re
 
 // answer serves one infer through the relay, or fails it as a relay
 // whose provider is down does, and records what the clauses judge.
-func (rw *relayWorker) answer(ctx context.Context, sp spec, in inferIn) *episode.InferResult {
+func (rw *relayWorker) answer(ctx context.Context, sp spec, in episode.WireInfer) *episode.InferResult {
 	var res *episode.InferResult
 	var rec *episode.Completion
 	if sp.relayFault {
 		res = &episode.InferResult{Error: &episode.InferError{Code: episode.InferProviderError,
 			Message: "the validator's provider failed (not your fault): arena miner check fails every completion of this episode"}}
-		rec = &episode.Completion{ID: "arc-check-" + randomHex(8), RequestID: in.req.RequestID, Error: episode.InferProviderError,
+		rec = &episode.Completion{ID: "arc-check-" + randomHex(8), RequestID: in.Req.RequestID, Error: episode.InferProviderError,
 			TRequested: time.Now(), TAnswered: time.Now()}
 	} else {
-		res, rec = rw.session.Infer(ctx, in.req)
+		res, rec = rw.session.Infer(ctx, in.Req)
 	}
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.infers++
 	if rec != nil {
-		rec.Observations = in.observations
+		rec.Observations = in.Observations
 		rw.completions = append(rw.completions, *rec)
 	}
 	if res.Error == nil {
@@ -219,13 +219,13 @@ func (rw *relayWorker) answer(ctx context.Context, sp spec, in inferIn) *episode
 	rw.errors++
 	switch res.Error.Code {
 	case episode.InferModelNotAllowed, episode.InferBadRequest:
-		rw.refused = append(rw.refused, fmt.Sprintf("infer %q: %s: %s", episode.ClipText(in.req.RequestID, 40), res.Error.Code, res.Error.Message))
+		rw.refused = append(rw.refused, fmt.Sprintf("infer %q: %s: %s", episode.ClipText(in.Req.RequestID, 40), res.Error.Code, res.Error.Message))
 	case episode.InferBudgetExceeded:
 		// A max_tokens above the offer's bound is the request's fault;
 		// running out of the episode's completions is relay_errors' case.
-		if n := maxTokens(in.req.Body); n > rw.session.Offer().MaxTokens {
+		if n := maxTokens(in.Req.Body); n > rw.session.Offer().MaxTokens {
 			rw.refused = append(rw.refused, fmt.Sprintf("infer %q asks max_tokens %d, above relay.max_tokens %d: %s: %s",
-				episode.ClipText(in.req.RequestID, 40), n, rw.session.Offer().MaxTokens, res.Error.Code, res.Error.Message))
+				episode.ClipText(in.Req.RequestID, 40), n, rw.session.Offer().MaxTokens, res.Error.Code, res.Error.Message))
 		}
 	}
 	return res

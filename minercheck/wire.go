@@ -2,8 +2,6 @@ package minercheck
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,76 +11,42 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
 
 	"arena/episode"
 	"arena/relay"
 	"arena/shop"
 )
 
-// wire is one connection to the miner after the handshake, as the
-// validator's runner keeps it: a reader routes steps (and, on a version-2
-// connection, infers) to their episodes, and a violation that names no
-// live episode ends the connection.
+// wire is one connection to the miner after the handshake: the
+// validator's own wire core (episode.Wire: the reader, routing by episode
+// id, the connection's one death and its close frame, serialised writes),
+// plus what the clauses judge of it.
 type wire struct {
-	ws   *websocket.Conn
-	opts Options
-	stop func() bool
-	// version is the negotiated protocol version; maxFrame is
-	// max_frame_bytes, which every frame but an infer keeps.
-	version  int
-	maxFrame int
-	miner    string
+	*episode.Wire
+	opts  Options
+	stop  func() bool
+	miner string
 
-	// replies are the goroutines answering infers that reach no relay
-	// worker; close joins them.
-	replies sync.WaitGroup
-	// stray are infers that named no live episode of the connection.
+	mu sync.Mutex
+	// lives are the clauses' view of the episodes in flight, by id.
+	lives map[string]*live
+	// stray are infers that named no live episode with a relay.
 	stray []string
-
-	wmu sync.Mutex // gorilla allows one writer at a time
-
-	mu       sync.Mutex
-	episodes map[string]*live
-
-	dead       chan struct{}
-	deadOnce   sync.Once
-	deadReason episode.EndReason
-	deadDetail string
-	deadCharge Clause
-	readerDone chan struct{}
 }
 
-type inbound struct {
-	step *episode.Step
-	at   time.Time
-}
-
-// live is the reader's handle on an episode in flight.
+// live is an episode in flight: the core's handle and the infer conduct
+// the infer clause judges.
 type live struct {
-	inbox    chan inbound
-	failed   chan struct{}
-	failOnce sync.Once
-	reason   episode.EndReason
-	detail   string
-	charge   Clause
+	*episode.WireEpisode
 
-	// Version 2 with the relay offered: infers queue for the episode's
-	// relay worker. owed is set while the episode waits for a step (from
-	// sending its prompt to the step's arrival); observed counts the
-	// observations sent, stamped on each infer as it arrives, as the
-	// runner does.
-	infers   chan inferIn
-	owed     atomic.Bool
-	observed atomic.Int64
+	// owed is set while the episode waits for a step (from sending its
+	// prompt to the step's arrival).
+	owed atomic.Bool
 
 	mu     sync.Mutex
 	ids    map[string]bool // request_ids of the episode's infers
 	misuse []string        // infer conduct the infer clause fails
-}
-
-type inferIn struct {
-	req          *episode.Infer
-	observations int
 }
 
 func (e *live) note(format string, args ...any) {
@@ -93,24 +57,33 @@ func (e *live) note(format string, args ...any) {
 	}
 }
 
-func (e *live) fail(r episode.EndReason, detail string, cl Clause) {
-	e.failOnce.Do(func() {
-		e.reason, e.detail, e.charge = r, detail, cl
-		close(e.failed)
-	})
-}
-
-// charge is the clause a malformed frame breaks when that is not
-// messages: a bad tool call (a parameters string, a call without a name)
-// is the tool_calls clause's, a bad infer the infer clause's.
-func charge(de *episode.DecodeError) Clause {
+// charge is the clause the frame that ended an episode or the connection
+// breaks when that is not its reason's usual one (owner): a bad tool call
+// (a parameters string, a call without a name) is the tool_calls clause's,
+// a bad infer or an infer on a version-1 connection the infer clause's, a
+// message a miner never sends the messages clause's.
+func charge(c episode.WireCause) Clause {
 	switch {
-	case strings.HasPrefix(de.Field, "tool_calls["):
+	case c.Frame != nil && strings.HasPrefix(c.Frame.Field, "tool_calls["):
 		return ToolCalls
-	case de.Type == episode.TypeInfer:
+	case c.Frame != nil && c.Frame.Type == episode.TypeInfer, c.Type == episode.TypeInfer:
 		return Infer
+	case c.Type != "":
+		return Messages
 	}
 	return ""
+}
+
+// readFailure words a failed read for the report.
+func readFailure(err error) (episode.EndReason, string) {
+	var ce *websocket.CloseError
+	switch {
+	case errors.Is(err, websocket.ErrReadLimit):
+		return episode.ReasonOversized, "a frame exceeds the announced max_frame_bytes"
+	case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
+		return episode.ReasonDisconnected, fmt.Sprintf("the miner closed the connection (close %d %q)", ce.Code, episode.ClipText(ce.Text, 80))
+	}
+	return episode.ReasonDisconnected, "the connection ended: " + episode.ClipText(err.Error(), 120)
 }
 
 // open dials and handshakes for an episode clause. The hello_ack is not
@@ -143,137 +116,52 @@ func (r *run) open(ctx context.Context, lim episode.Limits) (*wire, error) {
 		ws.Close()
 		return nil, fmt.Errorf("handshake: %s: %s", a.reason, a.detail)
 	}
-	w := &wire{ws: ws, opts: r.opts, version: min(max(a.ack.Version, episode.Version), offer), maxFrame: lim.MaxFrameBytes,
-		miner: r.minerAddr.Hex(), episodes: map[string]*live{}, dead: make(chan struct{}), readerDone: make(chan struct{})}
-	if w.version >= episode.Version2 {
-		// Infer frames carry whole prompts; readLoop holds every other
+	version := min(max(a.ack.Version, episode.Version), offer)
+	if version >= episode.Version2 {
+		// Infer frames carry whole prompts; the reader holds every other
 		// frame to max_frame_bytes itself.
 		ws.SetReadLimit(int64(max(lim.MaxFrameBytes, r.c.maxInferBytes)))
 	}
-	w.stop = context.AfterFunc(ctx, func() { w.kill(episode.ReasonAborted, "check cancelled") })
-	go w.readLoop()
+	w := &wire{opts: r.opts, miner: r.minerAddr.Hex(), lives: map[string]*live{}}
+	w.Wire = episode.NewWire(ws, episode.WireOptions{Version: version, MaxFrameBytes: lim.MaxFrameBytes, WriteTimeout: r.opts.WriteTimeout,
+		ReadFailure: readFailure, OnInfer: w.onInfer}, zerolog.Nop())
+	w.stop = context.AfterFunc(ctx, func() { w.Kill(episode.ReasonAborted, "check cancelled") })
 	return w, nil
 }
 
 // close ends the connection once its episodes are over.
 func (w *wire) close() {
 	w.stop()
-	w.kill(episode.ReasonAborted, "connection closed by the checker")
-	<-w.readerDone
-	w.replies.Wait()
+	w.Close("connection closed by the checker")
 }
 
-// kill ends the connection once, with the reason every live episode on
-// it ends with: a close frame as the validator sends one, then the
-// socket.
-func (w *wire) kill(r episode.EndReason, detail string) { w.killCharged(r, detail, "") }
-
-// killCharged is kill for a violation that breaks another clause than
-// its reason usually does (see owner).
-func (w *wire) killCharged(r episode.EndReason, detail string, cl Clause) {
-	w.deadOnce.Do(func() {
-		w.deadReason, w.deadDetail, w.deadCharge = r, detail, cl
-		close(w.dead)
-		code, text := websocket.ClosePolicyViolation, string(r)
-		if r == episode.ReasonAborted {
-			code, text = websocket.CloseNormalClosure, ""
-		}
-		w.wmu.Lock()
-		_ = w.ws.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		_ = w.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
-		w.wmu.Unlock()
-		w.ws.Close()
-	})
+func (w *wire) live(id string) *live {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lives[id]
 }
 
-func (w *wire) readLoop() {
-	defer close(w.readerDone)
-	for {
-		typ, frame, err := w.ws.ReadMessage()
-		at := time.Now()
-		if err != nil {
-			var ce *websocket.CloseError
-			switch {
-			case errors.Is(err, websocket.ErrReadLimit):
-				w.kill(episode.ReasonOversized, "a frame exceeds the announced max_frame_bytes")
-			case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
-				w.kill(episode.ReasonDisconnected, fmt.Sprintf("the miner closed the connection (close %d %q)", ce.Code, episode.ClipText(ce.Text, 80)))
-			default:
-				w.kill(episode.ReasonDisconnected, "the connection ended: "+episode.ClipText(err.Error(), 120))
-			}
-			return
+// onInfer notes what the infer clause fails of an infer before the core
+// routes it (and answers it, as the runner does, when it cannot be
+// served).
+func (w *wire) onInfer(inf *episode.Infer, _ *episode.WireEpisode) {
+	ep := w.live(inf.EpisodeID)
+	if ep == nil || ep.Infers == nil {
+		answer, why := episode.InferNoEpisode, "which is not live on this connection"
+		if ep != nil {
+			answer, why = episode.InferUnavailable, "which was offered no relay"
 		}
-		if typ != websocket.TextMessage {
-			w.kill(episode.ReasonMalformed, "a binary frame")
-			return
-		}
-		msg, err := episode.Decode(frame)
-		if err != nil {
-			var de *episode.DecodeError
-			errors.As(err, &de)
-			if ep := w.lookup(de.Episode); ep != nil {
-				ep.fail(de.Reason(), err.Error(), charge(de))
-				continue
-			}
-			w.killCharged(de.Reason(), err.Error(), charge(de))
-			return
-		}
-		if len(frame) > w.maxFrame && msg.MessageType() != episode.TypeInfer {
-			w.kill(episode.ReasonOversized, "a frame exceeds the announced max_frame_bytes")
-			return
-		}
-		if inf, ok := msg.(*episode.Infer); ok {
-			if w.version < episode.Version2 {
-				w.killCharged(episode.ReasonUnexpected, "the miner sent infer on a version-1 connection", Infer)
-				return
-			}
-			w.routeInfer(inf)
-			continue
-		}
-		step, ok := msg.(*episode.Step)
-		if !ok {
-			// A message a miner never sends is the messages clause's; an
-			// untimely step is one_step's.
-			w.killCharged(episode.ReasonUnexpected, "the miner sent "+msg.MessageType(), Messages)
-			return
-		}
-		ep := w.lookup(step.EpisodeID)
-		if ep == nil {
-			// A late answer to an episode that already ended: the
-			// protocol ignores it, and so does the validator.
-			continue
-		}
-		ep.owed.Store(false)
-		select {
-		case ep.inbox <- inbound{step: step, at: at}:
-		default:
-			ep.fail(episode.ReasonUnexpected, "a second step arrived before the previous step's observation", "")
-		}
-	}
-}
-
-// routeInfer queues an infer for its episode's relay worker, noting what
-// the infer clause fails, or answers it at once as the runner does when
-// it cannot be served.
-func (w *wire) routeInfer(inf *episode.Infer) {
-	refuse := func(code, msg string) {
-		res := &episode.InferResult{EpisodeID: inf.EpisodeID, RequestID: inf.RequestID, Error: &episode.InferError{Code: code, Message: msg}}
-		w.replies.Go(func() { _ = w.send(res) })
-	}
-	ep := w.lookup(inf.EpisodeID)
-	if ep == nil || ep.infers == nil {
 		w.mu.Lock()
 		if len(w.stray) < 8 {
-			w.stray = append(w.stray, fmt.Sprintf("an infer (request_id %q) names episode %q, which is not live on this connection: a validator answers %s",
-				episode.ClipText(inf.RequestID, 40), episode.ClipText(inf.EpisodeID, 40), episode.InferNoEpisode))
+			w.stray = append(w.stray, fmt.Sprintf("an infer (request_id %q) names episode %q, %s: a validator answers %s",
+				episode.ClipText(inf.RequestID, 40), episode.ClipText(inf.EpisodeID, 40), why, answer))
 		}
 		w.mu.Unlock()
-		refuse(episode.InferNoEpisode, "no live episode "+episode.ClipText(inf.EpisodeID, 40))
 		return
 	}
 	if !ep.owed.Load() {
 		ep.note("infer %q arrived after observation %d while the episode owed no step (between a step and its observation, or after the last): its completion can back no step",
-			episode.ClipText(inf.RequestID, 40), ep.observed.Load())
+			episode.ClipText(inf.RequestID, 40), ep.Observed.Load())
 	}
 	ep.mu.Lock()
 	dup := ep.ids[inf.RequestID]
@@ -282,41 +170,6 @@ func (w *wire) routeInfer(inf *episode.Infer) {
 	if dup {
 		ep.note("request_id %q was used before in this episode: infer_results are matched to infers by it", episode.ClipText(inf.RequestID, 40))
 	}
-	select {
-	case ep.infers <- inferIn{req: inf, observations: int(ep.observed.Load())}:
-	default:
-		refuse(episode.InferBusy, fmt.Sprintf("more than %d infers of this episode waiting", cap(ep.infers)))
-	}
-}
-
-func (w *wire) lookup(id string) *live {
-	if id == "" {
-		return nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.episodes[id]
-}
-
-// send writes one message; a failed write ends the connection.
-func (w *wire) send(msg episode.Message) error {
-	data, err := episode.Encode(msg)
-	if err != nil {
-		return err
-	}
-	w.wmu.Lock()
-	defer w.wmu.Unlock()
-	select {
-	case <-w.dead:
-		return errors.New("connection closed")
-	default:
-	}
-	_ = w.ws.SetWriteDeadline(time.Now().Add(w.opts.WriteTimeout))
-	if err := w.ws.WriteMessage(websocket.TextMessage, data); err != nil {
-		go w.kill(episode.ReasonDisconnected, "write: "+err.Error()) // kill takes wmu
-		return err
-	}
-	return nil
 }
 
 // barrier holds the concurrency clause's episodes after their first step
@@ -404,24 +257,6 @@ func (p *played) violation() string {
 	return fmt.Sprintf("%s: %s: %s", p.label, p.reason, p.detail)
 }
 
-func newEpisodeID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail on supported platforms
-	return hex.EncodeToString(b[:])
-}
-
-func wireLimits(l episode.Limits) episode.WireLimits {
-	return episode.WireLimits{
-		MaxFrameBytes:         l.MaxFrameBytes,
-		MaxThinkBytes:         l.MaxThinkBytes,
-		MaxToolCalls:          l.MaxToolCalls,
-		MaxSteps:              l.MaxSteps,
-		StepTimeoutMS:         l.StepTimeout.Milliseconds(),
-		EpisodeTimeoutMS:      l.EpisodeTimeout.Milliseconds(),
-		MaxConcurrentEpisodes: l.MaxConcurrentEpisodes,
-	}
-}
-
 var offered = func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range shop.ToolNames() {
@@ -435,14 +270,22 @@ var offered = func() map[string]bool {
 func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 	p := &played{spec: sp, calls: map[string]int{}, injectedAt: -1}
 	lim := sp.limits
-	id := newEpisodeID()
-	ep := &live{inbox: make(chan inbound, 1), failed: make(chan struct{})}
+	id := episode.NewEpisodeID()
+	relayed := w.Version() >= episode.Version2 && sp.relay != nil
+	core := episode.NewWireEpisode(0)
+	if relayed {
+		core = episode.NewWireEpisode(maxInfersQueued)
+	}
+	ep := &live{WireEpisode: core, ids: map[string]bool{}}
+	core.OnStep = func() { ep.owed.Store(false) }
 	w.mu.Lock()
-	w.episodes[id] = ep
+	w.lives[id] = ep
 	w.mu.Unlock()
+	w.Add(id, core)
 	defer func() {
+		w.Remove(id)
 		w.mu.Lock()
-		delete(w.episodes, id)
+		delete(w.lives, id)
 		w.mu.Unlock()
 	}()
 	arrived := false
@@ -456,9 +299,7 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 	epCtx, cancel := context.WithTimeout(ctx, lim.EpisodeTimeout)
 	defer cancel()
 	session := tools.NewSession()
-	if w.version >= episode.Version2 && sp.relay != nil {
-		ep.infers = make(chan inferIn, maxInfersQueued)
-		ep.ids = map[string]bool{}
+	if relayed {
 		rw := w.startRelay(epCtx, ep, sp, id)
 		offer := rw.session.Offer()
 		p.offer = &offer
@@ -473,23 +314,25 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 	}
 	end := func(reason episode.EndReason, detail string) *played {
 		select {
-		case <-w.dead:
+		case <-w.Dead():
 		default:
-			_ = w.send(&episode.EpisodeEnd{EpisodeID: id, Reason: reason, Detail: episode.ClipText(detail, 200)})
+			_ = w.Send(&episode.EpisodeEnd{EpisodeID: id, Reason: reason, Detail: episode.ClipText(detail, 200)})
 		}
 		return finish(reason, detail)
 	}
 	deadEnd := func() *played {
-		<-w.dead
-		p.charge = w.deadCharge
-		p.reason, p.detail = w.deadReason, w.deadDetail
+		<-w.Dead()
+		var cause episode.WireCause
+		p.reason, p.detail, cause = w.Death()
+		p.charge = charge(cause)
 		p.status, _ = session.Terminated()
 		return p
 	}
-	// failEnd is for after ep.failed closed, which publishes its fields.
+	// failEnd is for after ep.Failed closed, which publishes its failure.
 	failEnd := func() *played {
-		p.charge = ep.charge
-		return end(ep.reason, ep.detail)
+		reason, detail, cause := ep.Failure()
+		p.charge = charge(cause)
+		return end(reason, detail)
 	}
 	timedOut := func() *played {
 		if ctx.Err() != nil {
@@ -500,28 +343,28 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 
 	tSent := time.Now()
 	ep.owed.Store(true)
-	if w.send(&episode.EpisodeStart{EpisodeID: id, Query: sp.query, Tools: shop.ToolSchemasJSON(), Limits: wireLimits(lim), Relay: p.offer}) != nil {
+	if w.Send(&episode.EpisodeStart{EpisodeID: id, Query: sp.query, Tools: shop.ToolSchemasJSON(), Limits: lim.Wire(), Relay: p.offer}) != nil {
 		return deadEnd()
 	}
 	timer := time.NewTimer(lim.StepTimeout)
 	defer timer.Stop()
 	for n := 0; ; n++ {
 		timer.Reset(lim.StepTimeout - time.Since(tSent))
-		var in inbound
+		var in episode.WireStep
 		select {
-		case in = <-ep.inbox:
+		case in = <-ep.Inbox:
 		case <-timer.C:
 			return end(episode.ReasonStepTimeout, fmt.Sprintf("no step %d within the announced step timeout %s", n, lim.StepTimeout))
 		case <-epCtx.Done():
 			return timedOut()
-		case <-w.dead:
+		case <-w.Dead():
 			return deadEnd()
-		case <-ep.failed:
+		case <-ep.Failed():
 			return failEnd()
 		}
-		st := in.step
+		st := in.Step
 		p.steps++
-		if d := in.at.Sub(tSent); d > p.slowest {
+		if d := in.At.Sub(tSent); d > p.slowest {
 			p.slowest, p.slowestStep = d, n
 		}
 		p.maxThink, p.maxCalls = max(p.maxThink, len(st.Think)), max(p.maxCalls, len(st.ToolCalls))
@@ -559,9 +402,9 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 			case <-sp.barrier.broken:
 			case <-epCtx.Done():
 				return timedOut()
-			case <-w.dead:
+			case <-w.Dead():
 				return deadEnd()
-			case <-ep.failed:
+			case <-ep.Failed():
 				return failEnd()
 			}
 		}
@@ -569,13 +412,13 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 			quiet := time.NewTimer(sp.extraStepWait)
 			select {
 			case <-quiet.C:
-			case <-ep.inbox:
+			case <-ep.Inbox:
 				quiet.Stop()
 				return end(episode.ReasonUnexpected, fmt.Sprintf("a second step arrived before the observation of step %d (unsolicited, within %s)", n, sp.extraStepWait))
-			case <-ep.failed:
+			case <-ep.Failed():
 				quiet.Stop()
 				return failEnd()
-			case <-w.dead:
+			case <-w.Dead():
 				quiet.Stop()
 				return deadEnd()
 			}
@@ -601,7 +444,7 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 		}
 		p.records = append(p.records, episode.StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, Results: results,
 			CompletionID: st.CompletionID})
-		if len(ep.inbox) > 0 {
+		if len(ep.Inbox) > 0 {
 			return end(episode.ReasonUnexpected, fmt.Sprintf("a second step arrived before the observation of step %d", n))
 		}
 		reason, detail := episode.EndReason(""), ""
@@ -613,10 +456,10 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 		// Counted before the write, as the runner does: the miner may
 		// answer with an infer before the write call returns. The
 		// observation that ends the episode asks for no step.
-		ep.observed.Store(int64(n + 1))
+		ep.Observed.Store(int64(n + 1))
 		ep.owed.Store(reason == "")
 		tSent = time.Now()
-		if w.send(&episode.Observation{EpisodeID: id, Step: n, Results: results}) != nil {
+		if w.Send(&episode.Observation{EpisodeID: id, Step: n, Results: results}) != nil {
 			return deadEnd()
 		}
 		if reason == "" {
@@ -629,13 +472,13 @@ func (w *wire) play(ctx context.Context, tools *shop.Tools, sp spec) *played {
 			quiet := time.NewTimer(sp.extraStepWait)
 			select {
 			case <-quiet.C:
-			case <-ep.inbox:
+			case <-ep.Inbox:
 				quiet.Stop()
 				return end(episode.ReasonUnexpected, fmt.Sprintf("a step arrived after the observation of step %d, which ended the episode (%s): episode_end follows it, not another step", n, reason))
-			case <-ep.failed:
+			case <-ep.Failed():
 				quiet.Stop()
 				return failEnd()
-			case <-w.dead:
+			case <-w.Dead():
 				quiet.Stop()
 				return deadEnd()
 			}

@@ -93,6 +93,15 @@ func (k Keyspace[V]) check(key []byte) error {
 	return nil
 }
 
+// Encode is v as Put stores it.
+func (k Keyspace[V]) Encode(v V) ([]byte, error) {
+	data, err := k.codec.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("keyspace %s: encode: %w", k.name, err)
+	}
+	return data, nil
+}
+
 // Put stores v under key.
 func (k Keyspace[V]) Put(txn *badger.Txn, key []byte, v V) error {
 	if err := k.check(key); err != nil {

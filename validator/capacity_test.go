@@ -186,6 +186,14 @@ func TestHiddenPoolNeverRunsDry(t *testing.T) {
 				if dry == 0 || started == windows {
 					t.Fatalf("%d races in %d windows without a restock: the test no longer needs restocks", started, windows)
 				}
+				// Each short draw is one failed start, logged and counted once.
+				failed := strings.Count(logs.String(), `"phase":"start"`)
+				if failed < dry || strings.Count(logs.String(), "race step failed") != failed {
+					t.Errorf("%d short draws, %d start failures logged, %d race step failures logged", dry, failed, strings.Count(logs.String(), "race step failed"))
+				}
+				if got := h.metric("arena_validator_race_errors_total"); got != float64(failed) {
+					t.Errorf("arena_validator_race_errors_total = %v, want %d", got, failed)
+				}
 				return
 			}
 			if dry > 0 || started != windows {

@@ -19,6 +19,7 @@ type metrics struct {
 	judgeSeconds *prometheus.HistogramVec
 	verdicts     *prometheus.CounterVec
 	phase        *prometheus.GaugeVec
+	raceErrors   *prometheus.CounterVec
 	standing     *standingCollector
 	races        *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
@@ -67,6 +68,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Trajectories judged, by judge and whether the judge fell back to grounding."}, []string{"judge", "fallback"}),
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "arena_validator_race_phase",
 			Help: "1 for the race phase the validator is in (idle, running, judging), 0 for the others."}, []string{"phase"}),
+		raceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "arena_validator_race_errors_total",
+			Help: "Race steps that failed, by phase (plan, start, run, judge, apply); the step runs again on a later head."}, []string{"phase"}),
 		standing: &standingCollector{
 			leader: prometheus.NewDesc("arena_validator_leader_uid",
 				"Uid of the current race leader, -1 when there is none.", nil, nil),
@@ -145,6 +148,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		m.phase.WithLabelValues(p).Set(0)
 	}
 	m.phase.WithLabelValues("idle").Set(1)
+	for _, p := range raceErrorPhases {
+		m.raceErrors.WithLabelValues(p)
+	}
 	for _, p := range suite.Partitions() {
 		m.pool.WithLabelValues(string(p))
 	}
@@ -153,7 +159,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.headAge, m.blocksBehind, m.metagraph, m.serving, m.judgeSeconds, m.verdicts,
 		m.phase, m.standing, m.races, m.submissions, m.sinceWeights, m.weightsInterval, m.activityCutoff, m.pool, m.capacitySeconds, m.restockCoverage, m.compromised, m.hiddenUsed,
-		m.templated, m.void, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse,
+		m.templated, m.void, m.raceErrors, m.epochIndex, m.tempo, m.nextEpochBlock, m.mechanisms, m.minerBurned, m.chainReset, m.keyInUse,
 		m.pruned, m.episodeBytes} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("validator metrics"), err)

@@ -143,11 +143,7 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger, reg prometheus.Regi
 	}
 	s := &Server{log: log.With().Str("component", "operator-api").Logger(), ln: ln, routes: "/api/v1", v: opts.Validator}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/status", s.status)
-	mux.HandleFunc("GET /api/v1/leaderboard", s.leaderboard)
-	mux.HandleFunc("GET /api/v1/races", s.races)
-	mux.HandleFunc("GET /api/v1/races/{id}", s.race)
-	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
+	s.handleAPI(mux)
 	if opts.Pages != nil {
 		mux.Handle("GET /", opts.Pages)
 		s.console = "/"
@@ -525,15 +521,6 @@ func (v *Validator) standing() (leader, qualifiers int, err error) {
 	return leader, qualifiers, err
 }
 
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	st, err := s.v.StatusNow(r.Context())
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
-}
-
 // LeaderboardRow is one miner on /api/v1/leaderboard.
 type LeaderboardRow struct {
 	UID         uint16   `json:"uid"`
@@ -653,108 +640,40 @@ func (v *Validator) Leaderboard() ([]LeaderboardRow, error) {
 	return rows, err
 }
 
-func (s *Server) leaderboard(w http.ResponseWriter, _ *http.Request) {
-	rows, err := s.v.Leaderboard()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	if rows == nil {
-		rows = []LeaderboardRow{}
-	}
-	writeJSON(w, http.StatusOK, rows)
-}
-
-func (s *Server) races(w http.ResponseWriter, r *http.Request) {
-	limit := 20
-	if q := r.URL.Query().Get("limit"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "limit must be an integer from 1 to 1000")
-			return
-		}
-		limit = n
-	}
-	v := s.v
-	var races []records.Race
-	err := v.opts.Store.View(func(txn *badger.Txn) (err error) { races, err = v.rec.ListRaces(txn, limit); return err })
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	out := make([]any, len(races))
-	for i := range races {
-		out[i] = publicRace(&races[i], -1)
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-// LiveRace is all the API shows of a race that is not decided yet: its
-// phase, racers and counts, never its problems, episodes or scores
-// (records.Phase.Live).
-type LiveRace struct {
-	ID             uint64        `json:"id"`
-	Window         uint64        `json:"window"`
-	Phase          records.Phase `json:"phase"`
-	StartedBlock   uint64        `json:"started_block"`
-	Racers         []LiveRacer   `json:"racers"`
-	Problems       int           `json:"problems"`
-	EpisodesStored int           `json:"episodes_stored,omitempty"`
-	Hidden         string        `json:"hidden"`
-}
-
-// LiveRacer is a racer of a live race.
-type LiveRacer struct {
-	UID       uint16 `json:"uid"`
-	Hotkey    string `json:"hotkey"`
-	Incumbent bool   `json:"incumbent,omitempty"`
-}
-
-// hiddenUntilDecided says why a live race shows so little.
-const hiddenUntilDecided = "problems, episodes, verdicts and scores are shown once the race is decided"
+// LiveRace is all the API shows of a race that is not decided yet
+// (records.LiveRace).
+type LiveRace = records.LiveRace
 
 // publicRace is what the API may show of rc: the record itself once the
-// race is decided or aborted, its LiveRace view before (episodes is the
-// number of its episodes stored, or -1 when not counted).
-func publicRace(rc *records.Race, episodes int) any {
+// race is decided or aborted, its LiveRace view before.
+func publicRace(rc *records.Race) any {
 	if !rc.Phase.Live() {
 		return rc
 	}
-	lr := LiveRace{ID: rc.ID, Window: rc.Window, Phase: rc.Phase, StartedBlock: rc.StartedBlock,
-		Racers: make([]LiveRacer, len(rc.Racers)), Problems: len(rc.Problems), EpisodesStored: max(episodes, 0), Hidden: hiddenUntilDecided}
-	for i, r := range rc.Racers {
-		lr.Racers[i] = LiveRacer{UID: r.UID, Hotkey: r.Hotkey, Incumbent: r.Incumbent}
-	}
-	return lr
+	return records.LiveOf(rc, -1)
 }
 
-func (s *Server) race(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "race id must be a positive integer")
-		return
+// Races lists the last limit races as the API may show them, newest
+// first.
+func (v *Validator) Races(limit int) ([]any, error) {
+	var races []records.Race
+	if err := v.opts.Store.View(func(txn *badger.Txn) (err error) { races, err = v.rec.ListRaces(txn, limit); return err }); err != nil {
+		return nil, err
 	}
-	v := s.v
-	var (
-		rc       records.Race
-		ok       bool
-		episodes []string
-	)
-	err = v.opts.Store.View(func(txn *badger.Txn) (err error) {
-		if rc, ok, err = v.rec.GetRace(txn, id); err != nil || !ok || !rc.Phase.Live() {
-			return err
-		}
-		episodes, err = v.rec.RaceEpisodes(txn, id)
+	out := make([]any, len(races))
+	for i := range races {
+		out[i] = publicRace(&races[i])
+	}
+	return out, nil
+}
+
+// RaceForView reads race id as it may be shown (records.RaceForView).
+func (v *Validator) RaceForView(id uint64) (view records.RaceView, found bool, err error) {
+	err = v.opts.Store.View(func(txn *badger.Txn) error {
+		view, found, err = v.rec.RaceForView(txn, id)
 		return err
 	})
-	switch {
-	case err != nil:
-		writeError(w, http.StatusInternalServerError, err.Error())
-	case !ok:
-		writeError(w, http.StatusNotFound, "no such race")
-	default:
-		writeJSON(w, http.StatusOK, publicRace(&rc, len(episodes)))
-	}
+	return view, found, err
 }
 
 // EpisodeDoc is /api/v1/episodes/{id}.
@@ -763,47 +682,127 @@ type EpisodeDoc struct {
 	Verdict *records.Verdict `json:"verdict,omitempty"`
 }
 
-func (s *Server) episode(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if len(id) == 0 || len(id) > 64 {
-		writeError(w, http.StatusBadRequest, "bad episode id")
-		return
-	}
-	v := s.v
-	var (
-		doc    EpisodeDoc
-		ok     bool
-		liveOf uint64 // the undecided race the episode belongs to
-	)
-	err := v.opts.Store.View(func(txn *badger.Txn) error {
-		var err error
-		if doc.Episode, ok, err = v.rec.GetEpisode(txn, id); err != nil || !ok {
-			return err
-		}
-		if doc.Episode.Kind == records.Racing {
-			rc, found, err := v.rec.GetRace(txn, doc.Episode.RaceID)
-			if err != nil {
-				return err
-			}
-			if found && rc.Phase.Live() {
-				liveOf = rc.ID
-				return nil
-			}
-		}
-		vd, judged, err := v.rec.GetVerdict(txn, id)
-		if judged {
-			doc.Verdict = &vd
-		}
+// EpisodeForView reads episode id as it may be shown
+// (records.EpisodeForView: a *records.LiveError while its race is not
+// decided).
+func (v *Validator) EpisodeForView(id string) (doc EpisodeDoc, found bool, err error) {
+	err = v.opts.Store.View(func(txn *badger.Txn) error {
+		doc.Episode, doc.Verdict, found, err = v.rec.EpisodeForView(txn, id)
 		return err
 	})
+	return doc, found, err
+}
+
+// apiFunc answers one API request with a document or an error.
+type apiFunc func(r *http.Request) (any, error)
+
+// apiError is an error the client is told: its status and text.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func apiErrorf(status int, format string, args ...any) error {
+	return &apiError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// handleAPI routes each /api/v1 path to its answer on mux.
+func (s *Server) handleAPI(mux *http.ServeMux) {
+	for path, fn := range map[string]apiFunc{
+		"/api/v1/status":        s.status,
+		"/api/v1/leaderboard":   s.leaderboard,
+		"/api/v1/races":         s.races,
+		"/api/v1/races/{id}":    s.race,
+		"/api/v1/episodes/{id}": s.episode,
+	} {
+		mux.HandleFunc("GET "+path, s.api(fn))
+	}
+}
+
+// api serves fn's document as JSON. An *apiError is sent with its status
+// and text, and an episode of an undecided race is a 403 saying so; any
+// other error is logged here and the client gets a 500 that names no
+// internal detail.
+func (s *Server) api(fn apiFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		doc, err := fn(r)
+		if err == nil {
+			writeJSON(w, http.StatusOK, doc)
+			return
+		}
+		var (
+			ae   *apiError
+			live *records.LiveError
+		)
+		switch {
+		case errors.As(err, &ae):
+			writeError(w, ae.status, ae.msg)
+		case errors.As(err, &live):
+			writeError(w, http.StatusForbidden, live.Error())
+		default:
+			s.log.Error().Err(err).Str("path", r.URL.Path).Msg("api: read failed")
+			writeError(w, http.StatusInternalServerError, "internal error; the validator's log says why")
+		}
+	}
+}
+
+func (s *Server) status(r *http.Request) (any, error) {
+	return s.v.StatusNow(r.Context())
+}
+
+func (s *Server) leaderboard(*http.Request) (any, error) {
+	rows, err := s.v.Leaderboard()
+	if err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []LeaderboardRow{}
+	}
+	return rows, nil
+}
+
+func (s *Server) races(r *http.Request) (any, error) {
+	limit := 20
+	if q := r.URL.Query().Get("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > 1000 {
+			return nil, apiErrorf(http.StatusBadRequest, "limit must be an integer from 1 to 1000")
+		}
+		limit = n
+	}
+	return s.v.Races(limit)
+}
+
+func (s *Server) race(r *http.Request) (any, error) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return nil, apiErrorf(http.StatusBadRequest, "race id must be a positive integer")
+	}
+	view, found, err := s.v.RaceForView(id)
 	switch {
 	case err != nil:
-		writeError(w, http.StatusInternalServerError, err.Error())
-	case !ok:
-		writeError(w, http.StatusNotFound, "no such episode")
-	case liveOf != 0:
-		writeError(w, http.StatusForbidden, fmt.Sprintf("episode of race %d, which is not decided yet: %s", liveOf, hiddenUntilDecided))
-	default:
-		writeJSON(w, http.StatusOK, doc)
+		return nil, err
+	case !found:
+		return nil, apiErrorf(http.StatusNotFound, "no such race")
+	case view.Live != nil:
+		return view.Live, nil
 	}
+	return view.Decided, nil
+}
+
+func (s *Server) episode(r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	if len(id) == 0 || len(id) > 64 {
+		return nil, apiErrorf(http.StatusBadRequest, "bad episode id")
+	}
+	doc, found, err := s.v.EpisodeForView(id)
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, apiErrorf(http.StatusNotFound, "no such episode")
+	}
+	return doc, nil
 }

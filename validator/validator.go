@@ -163,6 +163,7 @@ type Validator struct {
 	// blockSeconds is a moving average of the wall-clock seconds per block
 	// between heads (0 until two heads were seen), for "next race in ~".
 	blockSeconds float64
+	blockTimer   blockTimer
 	// capacityWarned is when the capacity warning was last logged.
 	capacityWarned time.Time
 
@@ -386,6 +387,7 @@ func (v *Validator) onHead(ctx context.Context, h chain.Head) {
 	v.head, v.headSeen = h, now
 	needSync := v.meta == nil || h.Number >= v.lastSync+v.opts.SyncEveryBlocks
 	v.mu.Unlock()
+	v.logNextRace(h, now)
 	if err := v.opts.Store.Update(func(txn *badger.Txn) error {
 		return v.rec.PutCursor(txn, records.Cursor{Block: h.Number, Hash: h.Hash.Hex()})
 	}); err != nil {

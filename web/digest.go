@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -92,6 +93,18 @@ func digestOf(rc *records.Race) RaceRow {
 		m := *row.Racers[0].Score - *row.Racers[1].Score
 		row.Margin = &m
 	}
+	return row
+}
+
+// liveDigest is the row of a race not decided yet: what records.LiveRace
+// lets be shown, its racers in uid order.
+func liveDigest(lr *records.LiveRace) RaceRow {
+	row := RaceRow{ID: lr.ID, Window: lr.Window, Phase: lr.Phase, StartedBlock: lr.StartedBlock, StartedAt: lr.StartedAt,
+		Problems: lr.Problems, HiddenLeft: lr.HiddenLeft}
+	for _, r := range lr.Racers {
+		row.Racers = append(row.Racers, RacerRow{UID: r.UID, Hotkey: r.Hotkey, Incumbent: r.Incumbent})
+	}
+	slices.SortStableFunc(row.Racers, func(a, b RacerRow) int { return cmp.Compare(a.UID, b.UID) })
 	return row
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -103,39 +104,23 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	v := c.opts.Validator
 	var (
 		e       records.Episode
-		vd      records.Verdict
+		vd      *records.Verdict
 		found   bool
-		judged  bool
-		liveOf  uint64
 		problem ProblemView
 	)
-	err := v.Store().View(func(txn *badger.Txn) error {
-		var err error
-		if e, found, err = v.Records().GetEpisode(txn, id); err != nil || !found {
-			return err
-		}
-		if e.Kind == records.Racing {
-			rc, ok, err := v.Records().GetRace(txn, e.RaceID)
-			if err != nil {
-				return err
-			}
-			if ok && rc.Phase.Live() {
-				liveOf = rc.ID
-				return nil
-			}
-		}
-		vd, judged, err = v.Records().GetVerdict(txn, id)
+	err := v.Store().View(func(txn *badger.Txn) (err error) {
+		e, vd, found, err = v.Records().EpisodeForView(txn, id)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, notFound("no episode %s", clip(id, 64))
-	}
-	if liveOf != 0 {
+	var live *records.LiveError
+	switch {
+	case errors.As(err, &live):
 		return nil, &pageError{status: http.StatusForbidden,
-			msg: fmt.Sprintf("this episode belongs to race %d, which is not decided yet; it is shown once the race is decided", liveOf)}
+			msg: fmt.Sprintf("this episode belongs to race %d, which is not decided yet; it is shown once the race is decided", live.Race)}
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, notFound("no episode %s", clip(id, 64))
 	}
 	if problem, err = c.problemView(e.Trajectory.ProblemID, public); err != nil {
 		return nil, err
@@ -151,12 +136,12 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	if public {
 		view.Detail = publicDetail(view.Detail)
 	}
-	if judged {
+	if vd != nil {
 		if public {
 			// The model's raw answer is the operator's to debug with.
 			vd.Judge.Raw = ""
 		}
-		view.Verdict = &vd
+		view.Verdict = vd
 	}
 	if u := tr.RelayUsage; u != nil || tr.RelayFault {
 		view.Relay = &RelayView{ProviderFailed: tr.RelayFault}
@@ -166,7 +151,7 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 	}
 	byStep := map[int][]judge.StepScore{}
 	checks := map[int][2]string{}
-	if judged {
+	if vd != nil {
 		for _, ss := range vd.Judge.PerStep {
 			byStep[ss.Step] = append(byStep[ss.Step], ss)
 		}

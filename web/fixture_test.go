@@ -342,11 +342,9 @@ func fixtureVerdict(id string, typ suite.Type, final float64) *records.Verdict {
 // keyspaces would store them (the same keys and JSON values).
 type bulkWriter struct {
 	st      *store.Store
-	pending []kv
+	pending []records.KV
 	size    int
 }
-
-type kv struct{ k, v []byte }
 
 func (w *bulkWriter) put(tb testing.TB, key []byte, v any) {
 	tb.Helper()
@@ -354,8 +352,13 @@ func (w *bulkWriter) put(tb testing.TB, key []byte, v any) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w.pending = append(w.pending, kv{key, data})
-	w.size += len(key) + len(data) + 64
+	w.add(tb, records.KV{Key: key, Value: data})
+}
+
+func (w *bulkWriter) add(tb testing.TB, x records.KV) {
+	tb.Helper()
+	w.pending = append(w.pending, x)
+	w.size += len(x.Key) + len(x.Value) + 64
 	if w.size > 4<<20 {
 		w.flush(tb)
 	}
@@ -363,15 +366,12 @@ func (w *bulkWriter) put(tb testing.TB, key []byte, v any) {
 
 func (w *bulkWriter) episode(tb testing.TB, rec *records.Records, e records.Episode, v *records.Verdict) {
 	tb.Helper()
-	id := e.Trajectory.EpisodeID
-	w.put(tb, rec.Episodes.Key(store.String(id)), e)
-	w.put(tb, rec.ByProblem.Key(store.String(e.Trajectory.ProblemID), store.String(id)), struct{}{})
-	w.put(tb, rec.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), e.Hotkey)
-	if e.Kind == records.Racing {
-		w.put(tb, rec.ByRace.Key(store.U64(e.RaceID), store.String(id)), records.RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID})
+	writes, err := rec.EpisodeWrites(&e, v)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if v != nil {
-		w.put(tb, rec.Verdicts.Key(store.String(id)), v)
+	for _, x := range writes {
+		w.add(tb, x)
 	}
 }
 
@@ -379,7 +379,7 @@ func (w *bulkWriter) flush(tb testing.TB) {
 	tb.Helper()
 	err := w.st.Update(func(txn *badger.Txn) error {
 		for _, x := range w.pending {
-			if err := txn.Set(x.k, x.v); err != nil {
+			if err := txn.Set(x.Key, x.Value); err != nil {
 				return err
 			}
 		}

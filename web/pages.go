@@ -429,15 +429,11 @@ func (c *Console) race(r *http.Request, public bool) (any, error) {
 	}
 	v := c.opts.Validator
 	var (
-		rc      records.Race
-		found   bool
-		entries []records.RaceEntry
+		rv    records.RaceView
+		found bool
 	)
-	err = v.Store().View(func(txn *badger.Txn) error {
-		if rc, found, err = v.Records().GetRace(txn, id); err != nil || !found || rc.Phase.Live() {
-			return err
-		}
-		entries, err = v.Records().RaceEntries(txn, id)
+	err = v.Store().View(func(txn *badger.Txn) (err error) {
+		rv, found, err = v.Records().RaceForView(txn, id)
 		return err
 	})
 	if err != nil {
@@ -446,11 +442,12 @@ func (c *Console) race(r *http.Request, public bool) (any, error) {
 	if !found {
 		return nil, notFound("no race %d", id)
 	}
-	view := RaceView{Race: digestOf(&rc)}
-	if rc.Phase.Live() {
-		view.Hidden = "this race is " + string(rc.Phase) + ": its problems, episodes, verdicts and scores are shown once it is decided"
-		return view, nil
+	if lr := rv.Live; lr != nil {
+		return RaceView{Race: liveDigest(lr),
+			Hidden: "this race is " + string(lr.Phase) + ": its problems, episodes, verdicts and scores are shown once it is decided"}, nil
 	}
+	rc, entries := rv.Decided, rv.Entries
+	view := RaceView{Race: digestOf(rc)}
 	view.Output, view.EpisodesPruned = rc.Output, rc.EpisodesPruned
 	for _, pid := range rc.Problems {
 		pv, err := c.problemView(pid, public)

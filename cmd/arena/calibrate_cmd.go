@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"arena/calibrate"
 	"arena/knowledge"
 	"arena/shop"
 	"arena/suite"
-	"arena/suite/calibrate"
 )
 
 func newSuiteCalibrateCommand(env *cliEnv) *cli.Command {

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
@@ -17,7 +16,6 @@ import (
 	"arena/config"
 	"arena/internal/sdnotify"
 	"arena/validator"
-	"arena/validator/records"
 	"arena/web"
 )
 
@@ -63,16 +61,8 @@ func newRunCommand(env *cliEnv) *cli.Command {
 			begin, finish := env.boundShutdown(ctx, log, cfg.ShutdownTimeout.Duration)
 			defer finish()
 			logBanner(ctx, log, cfg, signer, stack)
-			schedCtx, stopSched := context.WithCancel(ctx)
-			schedDone := make(chan struct{})
-			go func() {
-				defer close(schedDone)
-				logNextRace(schedCtx, log, stack, cfg.Validator.RaceEveryBlocks)
-			}()
 			err = serveWithSystemd(ctx, env, log, stack)
 			begin()
-			stopSched()
-			<-schedDone
 			if cerr := stack.Close(); err == nil && cerr != nil {
 				err = cerr
 			}
@@ -109,95 +99,6 @@ func logBanner(ctx context.Context, log zerolog.Logger, cfg *config.Config, sign
 	}
 }
 
-// logNextRace logs when the next race window opens. The block time is
-// measured on live heads rather than read from block timestamps: a devnet
-// making blocks faster than one a second stamps them a second apart.
-func logNextRace(ctx context.Context, log zerolog.Logger, s *validator.Stack, every uint64) {
-	ctx, cancel := context.WithCancel(ctx)
-	follower := s.Chain.FollowHeads(chain.HeadsOptions{Buffer: 8})
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		_ = follower.Run(ctx) // it only returns once ctx ends
-	}()
-	defer func() {
-		cancel()
-		<-followed
-	}()
-	head, blockTime, ok := measureBlockTime(ctx, follower.Heads(), time.Now)
-	if !ok {
-		return
-	}
-	var st records.RaceState
-	if err := s.Store.View(func(txn *badger.Txn) (err error) { st, err = s.Validator.Records().GetState(txn); return err }); err != nil {
-		log.Warn().Err(err).Msg("next race window: read the race state")
-		return
-	}
-	w := nextRaceWindow(head, every, st)
-	ev := log.Info().Uint64("head", head).Uint64("window", w.Window).Dur("block_time_ms", blockTime)
-	switch {
-	case w.InProgress != 0:
-		ev.Uint64("race", w.InProgress).Msg("race in progress; the next window opens after it")
-	case w.OpenNow:
-		ev.Msg("race window open: its race starts once qualifying is done")
-	default:
-		eta := time.Duration(w.Window-head) * blockTime
-		ev.Uint64("blocks_left", w.Window-head).Dur("eta_ms", eta).Str("eta", eta.Round(time.Second).String()).Msg("next race window")
-	}
-}
-
-// measureBlockTime returns the newest head and the time between the two
-// live heads after the first, which may have been delivered at any point
-// of its block. ok is false if heads end first.
-func measureBlockTime(ctx context.Context, heads <-chan chain.Head, now func() time.Time) (head uint64, blockTime time.Duration, ok bool) {
-	var seen int
-	var first uint64
-	var firstAt time.Time
-	for {
-		var h chain.Head
-		select {
-		case <-ctx.Done():
-			return 0, 0, false
-		case h, ok = <-heads:
-			if !ok {
-				return 0, 0, false
-			}
-		}
-		if h.Backfilled {
-			continue
-		}
-		seen++
-		switch {
-		case seen == 2:
-			first, firstAt = h.Number, now()
-		case seen > 2:
-			return h.Number, now().Sub(firstAt) / time.Duration(h.Number-first), true
-		}
-	}
-}
-
-// raceWindow is where the validator's race schedule stands at a head.
-type raceWindow struct {
-	Window     uint64 // first block of the window the next race belongs to
-	OpenNow    bool   // that window has begun and has not raced yet
-	InProgress uint64 // id of the race in progress, or 0
-}
-
-// nextRaceWindow mirrors the validator's rule: a window of every blocks
-// races once, and only if it is newer than the last window that started a
-// race (window 0, below any, never does).
-func nextRaceWindow(head, every uint64, st records.RaceState) raceWindow {
-	current := head / every * every
-	next := (max(current, st.LastWindow)/every + 1) * every
-	switch {
-	case st.Current != 0:
-		return raceWindow{Window: next, InProgress: st.Current}
-	case current > st.LastWindow:
-		return raceWindow{Window: current, OpenNow: true}
-	}
-	return raceWindow{Window: next}
-}
-
 // newRegistry is a registry with the Go runtime and process collectors.
 func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
@@ -210,15 +111,17 @@ func newRegistry() *prometheus.Registry {
 func serveWithSystemd(ctx context.Context, env *cliEnv, log zerolog.Logger, stack *validator.Stack) error {
 	notify := sdnotify.New(sdnotify.Options{Getenv: env.getenv}, log)
 	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
-	go func() {
+	wg.Go(func() {
 		// A malformed WATCHDOG_USEC would get the daemon killed later by
 		// systemd; say so now.
 		if err := notify.Run(runCtx); err != nil {
 			log.Error().Err(err).Msg("systemd watchdog disabled")
 		}
-	}()
-	go func() {
+	})
+	wg.Go(func() {
 		select {
 		case <-stack.Validator.ReadyC():
 			if err := notify.Ready(); err != nil {
@@ -227,7 +130,7 @@ func serveWithSystemd(ctx context.Context, env *cliEnv, log zerolog.Logger, stac
 			_ = notify.Status("following the chain")
 		case <-runCtx.Done():
 		}
-	}()
+	})
 	err := stack.Run(runCtx)
 	_ = notify.Stopping()
 	if ctx.Err() != nil {

@@ -274,45 +274,25 @@ func problemEpisodes(pi int, p *suite.Problem, o Options, block uint64) []pair {
 }
 
 // bulkWrite stores every problem's episodes with the keys and values
-// PutEpisode and PutVerdict write, but marshals them on all cores and
-// commits large transactions without PutEpisode's existence checks (the
-// ids are distinct by construction).
+// PutEpisode and PutVerdict write (records.EpisodeWrites), but marshals
+// them on all cores and commits large transactions without PutEpisode's
+// existence checks (the ids are distinct by construction).
 func bulkWrite(st *store.Store, rec *records.Records, all [][]pair) error {
-	type kv struct{ k, v []byte }
-	marshal := func(eps []pair) ([]kv, error) {
-		var out []kv
+	marshal := func(eps []pair) ([]records.KV, error) {
+		var out []records.KV
 		for i := range eps {
-			e, v := &eps[i].e, eps[i].v
-			id := e.Trajectory.EpisodeID
-			data, err := json.Marshal(e)
+			writes, err := rec.EpisodeWrites(&eps[i].e, eps[i].v)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, kv{rec.Episodes.Key(store.String(id)), data})
-			out = append(out, kv{rec.ByProblem.Key(store.String(e.Trajectory.ProblemID), store.String(id)), []byte("{}")})
-			hk, _ := json.Marshal(e.Hotkey)
-			out = append(out, kv{rec.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), hk})
-			if e.Kind == records.Racing {
-				entry, err := json.Marshal(records.RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID})
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, kv{rec.ByRace.Key(store.U64(e.RaceID), store.String(id)), entry})
-			}
-			if v != nil {
-				data, err := json.Marshal(v)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, kv{rec.Verdicts.Key(store.String(id)), data})
-			}
+			out = append(out, writes...)
 		}
 		return out, nil
 	}
 	// Workers marshal problems in order into ready, which the writer
 	// drains in order (a bounded window).
 	type result struct {
-		kvs  []kv
+		kvs  []records.KV
 		err  error
 		done chan struct{}
 	}
@@ -332,12 +312,12 @@ func bulkWrite(st *store.Store, rec *records.Records, all [][]pair) error {
 			all[i] = nil
 		}
 	}()
-	var pending []kv
+	var pending []records.KV
 	size := 0
 	commit := func() error {
 		err := st.Update(func(txn *badger.Txn) error {
 			for _, x := range pending {
-				if err := txn.Set(x.k, x.v); err != nil {
+				if err := txn.Set(x.Key, x.Value); err != nil {
 					return err
 				}
 			}
@@ -358,7 +338,7 @@ func bulkWrite(st *store.Store, rec *records.Records, all [][]pair) error {
 		}
 		for _, x := range r.kvs {
 			pending = append(pending, x)
-			size += len(x.k) + len(x.v) + 64
+			size += len(x.Key) + len(x.Value) + 64
 		}
 		if size >= 4<<20 {
 			firstErr = commit()

@@ -263,33 +263,64 @@ func New() *Records {
 	}
 }
 
-// PutEpisode stores an episode and its three index entries in txn. An
-// episode id already stored is ErrDuplicateEpisode: nothing is counted
-// twice.
-func (r *Records) PutEpisode(txn *badger.Txn, e *Episode) error {
+// KV is one key and its value as the store holds it.
+type KV struct{ Key, Value []byte }
+
+// EpisodeWrites is every key PutEpisode writes for e, with its value: the
+// episode and its index entries (by problem, by miner, and by race for a
+// race's episode), then, when v is not nil, the verdict PutVerdict would
+// write. It is the one list of an episode's keys: the validator writes
+// through it and so does every fixture, so a new index reaches both.
+func (r *Records) EpisodeWrites(e *Episode, v *Verdict) ([]KV, error) {
 	id := e.Trajectory.EpisodeID
 	if id == "" {
-		return errors.New("put episode: empty episode id")
+		return nil, errors.New("episode writes: empty episode id")
 	}
-	key := r.Episodes.Key(store.String(id))
-	if _, ok, err := r.Episodes.Get(txn, key); err != nil {
+	var (
+		out  []KV
+		errs []error
+	)
+	add := func(key []byte, value []byte, err error) {
+		out = append(out, KV{key, value})
+		errs = append(errs, err)
+	}
+	data, err := r.Episodes.Encode(*e)
+	add(r.Episodes.Key(store.String(id)), data, err)
+	data, err = r.ByProblem.Encode(struct{}{})
+	add(r.ByProblem.Key(store.String(e.Trajectory.ProblemID), store.String(id)), data, err)
+	data, err = r.ByMiner.Encode(e.Hotkey)
+	add(r.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), data, err)
+	if e.Kind == Racing {
+		data, err = r.ByRace.Encode(RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID})
+		add(r.ByRace.Key(store.U64(e.RaceID), store.String(id)), data, err)
+	}
+	if v != nil {
+		data, err = r.Verdicts.Encode(*v)
+		add(r.Verdicts.Key(store.String(id)), data, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("episode %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// PutEpisode stores an episode and its index entries (EpisodeWrites) in
+// txn. An episode id already stored is ErrDuplicateEpisode: nothing is
+// counted twice.
+func (r *Records) PutEpisode(txn *badger.Txn, e *Episode) error {
+	writes, err := r.EpisodeWrites(e, nil)
+	if err != nil {
+		return fmt.Errorf("put episode: %w", err)
+	}
+	id := e.Trajectory.EpisodeID
+	if _, ok, err := r.Episodes.Get(txn, writes[0].Key); err != nil {
 		return err
 	} else if ok {
 		return fmt.Errorf("put episode %s: %w", id, ErrDuplicateEpisode)
 	}
-	if err := r.Episodes.Put(txn, key, *e); err != nil {
-		return err
-	}
-	if err := r.ByProblem.Put(txn, r.ByProblem.Key(store.String(e.Trajectory.ProblemID), store.String(id)), struct{}{}); err != nil {
-		return err
-	}
-	if err := r.ByMiner.Put(txn, r.ByMiner.Key(store.U16(e.Trajectory.MinerUID), store.String(id)), e.Hotkey); err != nil {
-		return err
-	}
-	if e.Kind == Racing {
-		entry := RaceEntry{UID: e.Trajectory.MinerUID, Problem: e.Trajectory.ProblemID}
-		if err := r.ByRace.Put(txn, r.ByRace.Key(store.U64(e.RaceID), store.String(id)), entry); err != nil {
-			return err
+	for _, kv := range writes {
+		if err := txn.Set(kv.Key, kv.Value); err != nil {
+			return fmt.Errorf("put episode %s: %w", id, err)
 		}
 	}
 	return nil

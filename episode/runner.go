@@ -628,6 +628,7 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 	}
 	timer := time.NewTimer(lim.StepTimeout)
 	defer timer.Stop()
+	stored := 0 // storedBytes of the steps so far
 	for n := 0; ; n++ {
 		timer.Reset(lim.StepTimeout - time.Since(tSent))
 		var in inbound
@@ -646,6 +647,7 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			return end(ep.reason, ep.detail)
 		}
 		st := in.step
+		normalizeStep(st)
 		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.at, CompletionID: st.CompletionID}
 		tr.Timings.Miner += in.at.Sub(tSent)
 		r.m.minerStep.Observe(in.at.Sub(tSent).Seconds())
@@ -659,6 +661,9 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			tr.Steps = append(tr.Steps, rec)
 			return end(ReasonTooManyCalls, fmt.Sprintf("%d tool calls in one step, limit %d", len(st.ToolCalls), lim.MaxToolCalls))
 		}
+		if size := stored + storedBytes(&rec); size > lim.MaxEpisodeBytes {
+			return end(ReasonEpisodeTooLarge, fmt.Sprintf("step %d would bring the episode to %d stored bytes, limit %d", n, size, lim.MaxEpisodeBytes))
+		}
 		t0 := time.Now()
 		rec.Results = make([]ToolResult, len(st.ToolCalls))
 		for i, call := range st.ToolCalls {
@@ -671,6 +676,10 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 		rec.ToolTime = time.Since(t0)
 		tr.Timings.Tools += rec.ToolTime
 		r.m.steps.Inc()
+		if stored += storedBytes(&rec); stored > lim.MaxEpisodeBytes {
+			tr.Steps = append(tr.Steps, rec)
+			return end(ReasonEpisodeTooLarge, fmt.Sprintf("step %d's results bring the episode to %d stored bytes, limit %d", n, stored, lim.MaxEpisodeBytes))
+		}
 		if epCtx.Err() != nil {
 			tr.Steps = append(tr.Steps, rec)
 			if ctx.Err() != nil {
@@ -734,7 +743,9 @@ func (c *Conn) startRelay(ctx context.Context, ep *liveEpisode, session RelaySes
 			case <-c.dead:
 				return
 			case in := <-ep.infers:
-				res, rec := session.Infer(ctx, in.req)
+				req := *in.req
+				normalizeInfer(&req)
+				res, rec := session.Infer(ctx, &req)
 				if rec != nil {
 					rec.Observations = in.observations
 					if rec.TRequested.IsZero() {

@@ -87,7 +87,7 @@ func normalizeStep(st *Step) {
 // anyway, so the prompt's meaning is unchanged).
 func normalizeInfer(inf *Infer) {
 	inf.RequestID = clipBytes(NormalText(inf.RequestID), maxRequestIDBytes)
-	if fixed, _ := repairJSONText(inf.Body, true); fixed != nil {
+	if fixed, _ := scanJSONText(inf.Body, true, false); fixed != nil {
 		inf.Body = fixed
 	}
 }
@@ -165,16 +165,23 @@ func normalValue(v any) any {
 // character other than newline and tab (raw or escaped); "" when there is
 // none. raw need not be valid JSON beyond its strings.
 func JSONTextProblem(raw []byte) string {
-	_, problem := repairJSONText(raw, false)
+	_, problem := scanJSONText(raw, false, true)
 	return problem
 }
 
-// repairJSONText scans the strings of the JSON text raw. With fix, it
+// JSONEncodingProblem is JSONTextProblem without the control characters:
+// what a strict decoder followed by a UTF-8 encoder refuses.
+func JSONEncodingProblem(raw []byte) string {
+	_, problem := scanJSONText(raw, false, false)
+	return problem
+}
+
+// scanJSONText scans the strings of the JSON text raw. With fix, it
 // returns a copy whose invalid UTF-8 and lone surrogate escapes are
 // replaced by U+FFFD (nil when there was nothing to replace); control
-// characters are reported, never changed. problem names the first thing
-// found.
-func repairJSONText(raw []byte, fix bool) (fixed []byte, problem string) {
+// characters are reported when controls is set, never changed. problem
+// names the first thing found.
+func scanJSONText(raw []byte, fix, controls bool) (fixed []byte, problem string) {
 	var out []byte
 	note := func(at int, what string) {
 		if problem == "" {
@@ -226,17 +233,19 @@ func repairJSONText(raw []byte, fix bool) (fixed []byte, problem string) {
 			case r >= 0xDC00 && r < 0xE000:
 				note(i, fmt.Sprintf(`lone surrogate \u%04x`, r))
 				replace(i, i+6, `\ufffd`)
-			case !keepRune(rune(r)):
+			case controls && !keepRune(rune(r)):
 				note(i, fmt.Sprintf(`control character \u%04x`, r))
 			}
 			i += 6
 		case c == '\\':
-			if i+1 < len(raw) && raw[i+1] != 'n' && raw[i+1] != 't' && strings.IndexByte(`bfr`, raw[i+1]) >= 0 {
+			if controls && i+1 < len(raw) && raw[i+1] != 'n' && raw[i+1] != 't' && strings.IndexByte(`bfr`, raw[i+1]) >= 0 {
 				note(i, fmt.Sprintf(`control character \%c`, raw[i+1]))
 			}
 			i += 2
 		case c < 0x20:
-			note(i, fmt.Sprintf("control character %U", rune(c)))
+			if controls {
+				note(i, fmt.Sprintf("control character %U", rune(c)))
+			}
 			i++
 		case c < utf8.RuneSelf:
 			i++
@@ -248,7 +257,7 @@ func repairJSONText(raw []byte, fix bool) (fixed []byte, problem string) {
 				i++
 				continue
 			}
-			if !keepRune(r) {
+			if controls && !keepRune(r) {
 				note(i, fmt.Sprintf("control character %U", r))
 			}
 			i += n

@@ -104,6 +104,9 @@ func TestNormalizeInfer(t *testing.T) {
 	if json.Unmarshal(inf.Body, &got) != nil || json.Unmarshal(body, &orig) != nil || got.Messages[0].Content != orig.Messages[0].Content {
 		t.Fatalf("the prompt decodes to %q, before %q: its meaning changed", got.Messages[0].Content, orig.Messages[0].Content)
 	}
+	if p := JSONEncodingProblem(inf.Body); p != "" {
+		t.Fatalf("normalised body: %s", p)
+	}
 	if p := JSONTextProblem(inf.Body); !strings.Contains(p, `\u0000`) {
 		t.Fatalf("problem %q: want only the escaped NUL left (prompts keep their escapes)", p)
 	}

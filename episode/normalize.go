@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -122,6 +123,15 @@ var toolParams = sync.OnceValue(func() map[string]map[string]bool {
 // normalParams keeps the keys in known (none when nil) with normalised
 // values, as canonical JSON. Anything that is not a JSON object is {}.
 func normalParams(known map[string]bool, raw json.RawMessage) json.RawMessage {
+	if out, ok := plainParams(known, raw); ok {
+		return out
+	}
+	return decodedParams(known, raw)
+}
+
+// decodedParams is normalParams by decoding every value and encoding the
+// kept ones again.
+func decodedParams(known map[string]bool, raw json.RawMessage) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var obj map[string]any
@@ -143,6 +153,72 @@ func normalParams(known map[string]bool, raw json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// plainParams is normalParams for the usual call, without a decode into
+// values and an encode back: an object whose values are numbers, booleans,
+// null or strings that are already normal text written as encoding/json
+// writes them. ok is false for anything else (arrays, objects, other
+// escapes, non-ASCII), which takes the general path.
+func plainParams(known map[string]bool, raw json.RawMessage) (json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return nil, false
+	}
+	keys := make([]string, 0, len(obj))
+	size := 2
+	for k, v := range obj {
+		if !known[k] {
+			continue
+		}
+		if !plainValue(v) {
+			return nil, false
+		}
+		keys = append(keys, k)
+		size += len(k) + len(v) + 4
+	}
+	slices.Sort(keys)
+	out := make([]byte, 0, size)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		// The schema's names are plain ASCII words: quoting them is
+		// writing them between quotes.
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, obj[k]...)
+	}
+	return append(out, '}'), true
+}
+
+// plainValue reports a JSON scalar that normalValue and encoding/json
+// would write back byte for byte: a number, true, false, null, or a
+// string of printable ASCII whose only escapes are \", \\, \n and \t.
+func plainValue(v json.RawMessage) bool {
+	if len(v) == 0 {
+		return false
+	}
+	switch c := v[0]; {
+	case c == '"':
+		for i := 1; i < len(v)-1; i++ {
+			switch c := v[i]; {
+			case c == '\\':
+				i++
+				if e := v[i]; e != '"' && e != '\\' && e != 'n' && e != 't' {
+					return false
+				}
+			case c < 0x20 || c >= 0x7f:
+				return false
+			}
+		}
+		return true
+	case c == '-' || c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
+		return true
+	}
+	return false
 }
 
 func normalValue(v any) any {

@@ -2,9 +2,12 @@ package episode
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"arena/internal/testseed"
 )
 
 func TestNormalText(t *testing.T) {
@@ -112,5 +115,73 @@ func TestNormalizeInfer(t *testing.T) {
 	}
 	if len(inf.RequestID) != maxRequestIDBytes || strings.ContainsRune(inf.RequestID, 0) {
 		t.Fatalf("request id %q not normalised and bounded", inf.RequestID)
+	}
+}
+
+// BenchmarkNormalizeStep is the cost normalisation adds to each step a
+// miner sends: a 2 KB think and four calls, as the loopback benchmark's
+// agent sends them (clean), and the same with a NUL in the think and an
+// unknown key in every call (hostile).
+func BenchmarkNormalizeStep(b *testing.B) {
+	mk := func(extra, key string) Step {
+		calls := []ToolCall{{ID: "s1c0", Name: "find_product", Parameters: json.RawMessage(`{"q":"black wireless earbuds under 500","page":2` + key + `}`)}}
+		for i := 1; i < 4; i++ {
+			calls = append(calls, ToolCall{ID: "s1c" + string(rune('0'+i)), Name: "view_product_information", Parameters: json.RawMessage(`{"product_ids":"3706669986,3706669987"` + key + `}`)})
+		}
+		return Step{Think: strings.Repeat("compare the prices of the two shops; ", 55) + extra, ToolCalls: calls}
+	}
+	for _, c := range []struct {
+		name string
+		st   Step
+	}{{"clean", mk("", "")}, {"hostile", mk("\x00", `,"pad":"xxxxxxxx"`)}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				st := c.st
+				st.ToolCalls = append([]ToolCall(nil), c.st.ToolCalls...)
+				normalizeStep(&st)
+			}
+		})
+	}
+}
+
+// TestPlainParamsMatchesDecoded: the shortcut for plain parameters gives
+// exactly what decoding and encoding them gives, on the table's inputs and
+// on random ones built from the pieces that matter (seed logged; replay
+// with ARENATEST_SEED).
+func TestPlainParamsMatchesDecoded(t *testing.T) {
+	known := toolParams()["find_product"]
+	inputs := []string{
+		`{"q":"shoes","page":1}`, `{ "page" : 1 , "q" : "a\"b\\c\nd\te" }`, `{"q":"a<b>&c"}`, `{"page":-1.5e3,"q":"x"}`,
+		`{"q":null,"page":true,"sort":false}`, `{"q":"\u0041"}`, `{"q":"a\/b"}`, `{"q":"é"}`, `{"q":"x","q":"y"}`,
+		`{"\u0071":"x"}`, `{"pad":[1,{"a":2}],"q":"x"}`, `{"q":["a","b"]}`, `{"q":{"a":1}}`, `{}`, `[]`, `{"q":"x"} 1`, `{"q":"x\u2028"}`,
+	}
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 0))
+	keys := []string{`"q"`, `"page"`, `"sort"`, `"pad"`, `"\u0070age"`}
+	values := []string{`"a"`, `"a b"`, `"\n"`, `"\t"`, `"\r"`, `"\u0000"`, `"\ud800"`, `"\"\\"`, "\"\xff\"", `"é"`, `"\u00e9"`, `1`, `1.0`, `-2e3`, `true`, `null`, `[]`, `["x"]`, `{}`, `" "`, `"<&>"`, `"\u007f"`, `"\/"`}
+	for range 2000 {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(keys[rng.IntN(len(keys))] + ":" + values[rng.IntN(len(values))])
+		}
+		b.WriteByte('}')
+		inputs = append(inputs, b.String())
+	}
+	plain := 0
+	for _, in := range inputs {
+		got, ok := plainParams(known, json.RawMessage(in))
+		if !ok {
+			continue
+		}
+		plain++
+		if want := decodedParams(known, json.RawMessage(in)); string(got) != string(want) {
+			t.Fatalf("%s: plain %s, decoded %s", in, got, want)
+		}
+	}
+	if plain < 100 {
+		t.Fatalf("only %d inputs took the shortcut", plain)
 	}
 }

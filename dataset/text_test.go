@@ -13,7 +13,6 @@ import (
 	"arena/dataset"
 	"arena/dataset/datasettest"
 	"arena/store"
-	"arena/suite"
 	"arena/validator/records"
 )
 
@@ -25,15 +24,7 @@ import (
 func TestExportRefusesCorruptText(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	datasettest.Build(t, dir, datasettest.Options{ProblemsPerType: 1, Racers: 4})
-	st, err := store.Open(store.Options{Dir: dir}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, ledger := openStore(t, dir, false)
 	rec := records.New()
 	var originals []records.Episode
 	if err := st.View(func(txn *badger.Txn) error {

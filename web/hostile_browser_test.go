@@ -108,23 +108,7 @@ func TestBrowserHostileInput(t *testing.T) {
 func runHostileMiner(t *testing.T, problemID, query string) episode.Trajectory {
 	t.Helper()
 	ctx := context.Background()
-	g, err := gen.New(gen.Options{Products: 300, Seed: 3}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := g.Products(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := shop.NewCatalog(ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{Workers: 1}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools, err := shop.NewTools(shop.ToolsOptions{Index: idx}, zerolog.Nop(), nil)
+	tools, _, err := gen.Tools(ctx, gen.Options{Products: 300, Seed: 3}, shop.IndexOptions{Workers: 1}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func TestPaddingRacer(t *testing.T) {
 		t.Fatalf("race %d: phase %s, %d padded episodes, honest bytes %d; want done with 3 each", rc.ID, rc.Phase, len(padded), bytesOf[1])
 	}
 	ratio := float64(bytesOf[2]) / float64(bytesOf[1])
-	t.Logf("race %d stores %d bytes for the honest racer's 3 episodes and %d for the padding racer's (%.2f×); unnormalised, the padding alone would be %d KB a call",
+	t.Logf("race %d stores %d bytes for the honest racer's 3 episodes and %d for the padding racer's (%.2f×); it sent %d KB of padding a step",
 		rc.ID, bytesOf[1], bytesOf[2], ratio, padKB)
 	if ratio > 2 {
 		t.Errorf("the padding racer stores %.2f× the honest racer's bytes, want at most 2×", ratio)

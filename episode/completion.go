@@ -16,10 +16,10 @@ import (
 //     order; if there are none, every Hermes-style
 //     <tool_call>{"name": ..., "arguments": {...}}</tool_call> block in
 //     the content, in order (the blocks are cut from the content).
-//     Names and arguments are normalised as a miner's step is (see
-//     NormalText: keys the tool does not name dropped, canonical JSON
-//     with keys sorted, no spaces, numbers as written); arguments that
-//     are not a JSON object become {}.
+//     Names and arguments are normalised as a miner's step is (keys the
+//     tool does not name dropped, canonical JSON with keys sorted, no
+//     spaces, numbers as written); arguments that are not a JSON object
+//     become {}.
 //   - All text is normalised (NormalText) before anything is cut from it.
 //   - Think: the message's reasoning_content or reasoning field when not
 //     blank; else the first <think>...</think> block of the content (or,

@@ -48,8 +48,9 @@ const (
 	DefaultEpisodeTimeout        = 300 * time.Second
 	DefaultMaxConcurrentEpisodes = 4
 	DefaultMaxInferBytes         = 1 << 20
-	// DefaultMaxEpisodeBytes is about 25 times what a reference miner's
-	// episode stores (docs/security.md, "Miner text").
+	// DefaultMaxEpisodeBytes leaves room for 30 steps each with a full
+	// think and its results; a reference heuristic episode stores about
+	// 10 KB (docs/security.md, "Miner text").
 	DefaultMaxEpisodeBytes = 1 << 20
 )
 

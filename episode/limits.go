@@ -49,8 +49,8 @@ const (
 	DefaultMaxConcurrentEpisodes = 4
 	DefaultMaxInferBytes         = 1 << 20
 	// DefaultMaxEpisodeBytes leaves room for 30 steps each with a full
-	// think and its results; a reference heuristic episode stores about
-	// 10 KB (docs/security.md, "Miner text").
+	// 16 KiB think and about 18 KiB of tool results; a reference heuristic
+	// episode stores about 10 KB (docs/security.md, "Miner text").
 	DefaultMaxEpisodeBytes = 1 << 20
 )
 

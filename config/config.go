@@ -165,6 +165,7 @@ type EpisodeConfig struct {
 	StepTimeout           Duration `yaml:"step_timeout" help:"a miner's time for one step"`
 	EpisodeTimeout        Duration `yaml:"episode_timeout" help:"bound on a whole episode"`
 	MaxConcurrentEpisodes int      `yaml:"max_concurrent_episodes" help:"episodes in flight on one miner's connection"`
+	MaxEpisodeBytes       int      `yaml:"max_episode_bytes" help:"bytes one episode may store of its steps (the miner's text and calls after normalisation, and their tool results; relay completions have their own budgets); beyond it the episode ends as episode_too_large and scores 0 (at least max_frame_bytes)"`
 }
 
 // RaceConfig holds the race's parameters (scoring/race.Params).
@@ -364,6 +365,7 @@ func Default() Config {
 			StepTimeout:           Duration{60 * time.Second},
 			EpisodeTimeout:        Duration{300 * time.Second},
 			MaxConcurrentEpisodes: 4,
+			MaxEpisodeBytes:       1 << 20,
 		},
 		Race: RaceConfig{Floor: 0.2, RatioStart: 0.8, RatioFloor: 0.7, DecayBlocks: 7200, Margin: 0.01,
 			Confidence: 0.95, TieMargin: 0.02, WindowBlocks: 50400},

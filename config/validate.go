@@ -193,6 +193,7 @@ func (c *Config) Validate() error {
 	v.positive("episode.step_timeout", e.StepTimeout)
 	v.positive("episode.episode_timeout", e.EpisodeTimeout)
 	v.atLeast("episode.max_concurrent_episodes", e.MaxConcurrentEpisodes, 1)
+	v.atLeast("episode.max_episode_bytes", e.MaxEpisodeBytes, max(e.MaxFrameBytes, 4096))
 
 	r := c.Race
 	v.unit("race.floor", r.Floor)

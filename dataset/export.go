@@ -580,6 +580,9 @@ func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, s
 		return nil
 	}
 	tr := &e.Trajectory
+	if err := checkText(tr, x.o.Format == FormatCompletions); err != nil {
+		return nil, err
+	}
 	vf := verificationOf(tr, v)
 	switch x.o.Format {
 	case FormatSFT:
@@ -723,6 +726,9 @@ func (x *exporter) load(txn *badger.Txn, id string) (*loaded, error) {
 	}
 	if !ok {
 		return nil, fmt.Errorf("verdict of episode %s vanished between passes", id)
+	}
+	if err := checkText(&e.Trajectory, false); err != nil {
+		return nil, err
 	}
 	l := &loaded{e: e, v: v}
 	if l.cluster, err = x.clusterOf(&e); err != nil {

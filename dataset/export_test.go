@@ -38,15 +38,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	fx := datasettest.Build(t, filepath.Join(t.TempDir(), "data"), datasettest.Options{Racers: 5, Anomalies: true, Verified: true})
-	st, err := store.Open(store.Options{Dir: fx.Dir, ReadOnly: true}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, ledger := openStore(t, fx.Dir, true)
 	e := &env{fx: fx, st: st, ledger: ledger}
 	for seed := uint64(0); ; seed++ {
 		if seed > 10000 {
@@ -70,6 +62,21 @@ func newEnv(t *testing.T) *env {
 }
 
 const evalFraction = 0.3
+
+// openStore opens the data dir's store until the test ends, with its ledger.
+func openStore(t *testing.T, dir string, readOnly bool) (*store.Store, *suite.Ledger) {
+	t.Helper()
+	st, err := store.Open(store.Options{Dir: dir, ReadOnly: readOnly}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ledger, err := suite.NewLedger(suite.LedgerOptions{Store: st}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, ledger
+}
 
 func (e *env) export(t *testing.T, o dataset.Options) (string, *dataset.Report) {
 	t.Helper()

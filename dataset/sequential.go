@@ -48,6 +48,9 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 			}
 			x.used(e, v, cluster, split)
 			tr := &e.Trajectory
+			if err := checkText(tr, x.o.Format == FormatCompletions); err != nil {
+				return err
+			}
 			typ := string(e.ProblemType)
 			vf := verificationOf(tr, v)
 			switch x.o.Format {

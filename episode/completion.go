@@ -16,8 +16,11 @@ import (
 //     order; if there are none, every Hermes-style
 //     <tool_call>{"name": ..., "arguments": {...}}</tool_call> block in
 //     the content, in order (the blocks are cut from the content).
-//     Arguments are canonical JSON (keys sorted, no spaces, numbers as
-//     written); arguments that are not a JSON object become {}.
+//     Names and arguments are normalised as a miner's step is (keys the
+//     tool does not name dropped, canonical JSON with keys sorted, no
+//     spaces, numbers as written); arguments that are not a JSON object
+//     become {}.
+//   - All text is normalised (NormalText) before anything is cut from it.
 //   - Think: the message's reasoning_content or reasoning field when not
 //     blank; else the first <think>...</think> block of the content (or,
 //     with a closing tag only, the text before it), cut from the content;
@@ -61,7 +64,7 @@ func StepFromCompletion(raw json.RawMessage) (CompletionStep, error) {
 		return CompletionStep{}, errors.New("completion has no choices")
 	}
 	m := c.Choices[0].Message
-	content := deref(m.Content)
+	content := NormalText(deref(m.Content))
 	var out CompletionStep
 	for i, tc := range m.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
@@ -71,15 +74,16 @@ func StepFromCompletion(raw json.RawMessage) (CompletionStep, error) {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i)
 		}
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Parameters: CanonicalArguments([]byte(tc.Function.Arguments))})
+		name, params := normalCall(tc.Function.Name, []byte(tc.Function.Arguments))
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: name, Parameters: params})
 	}
 	if len(m.ToolCalls) == 0 {
 		content, out.ToolCalls = hermesCalls(content)
 	}
 	think, rest, found := thinkBlock(content)
-	reasoning := strings.TrimSpace(deref(m.ReasoningContent))
+	reasoning := strings.TrimSpace(NormalText(deref(m.ReasoningContent)))
 	if reasoning == "" {
-		reasoning = strings.TrimSpace(deref(m.Reasoning))
+		reasoning = strings.TrimSpace(NormalText(deref(m.Reasoning)))
 	}
 	switch {
 	case reasoning != "":
@@ -146,7 +150,8 @@ func hermesCalls(s string) (string, []ToolCall) {
 		if json.Unmarshal(call.Arguments, &str) == nil {
 			args = []byte(str) // arguments given as a JSON string
 		}
-		calls = append(calls, ToolCall{ID: fmt.Sprintf("call_%d", len(calls)), Name: call.Name, Parameters: CanonicalArguments(args)})
+		name, params := normalCall(call.Name, args)
+		calls = append(calls, ToolCall{ID: fmt.Sprintf("call_%d", len(calls)), Name: name, Parameters: params})
 	}
 	rest.WriteString(s)
 	return rest.String(), calls

@@ -5,7 +5,10 @@
 // The validator drives every episode and executes every tool call itself
 // (through shop.Tools), so the Trajectory a Runner returns is verified
 // evidence: observations and timestamps come from the validator, and only
-// the agent's own words (think, response) are untrusted input.
+// the agent's own words (think, response) are untrusted input. Those words
+// and the agent's tool calls are normalised as they arrive (valid UTF-8, no
+// control characters, only the arguments a tool names), and what one
+// episode may store is bounded (Limits.MaxEpisodeBytes).
 //
 // One websocket connection per miner (path Path, protocol Version) carries
 // the handshake and then any number of concurrent episodes, multiplexed by

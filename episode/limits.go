@@ -30,6 +30,12 @@ type Limits struct {
 	// the whole episode so far are larger than steps. Every other frame
 	// stays within MaxFrameBytes.
 	MaxInferBytes int
+	// MaxEpisodeBytes bounds what one episode stores of its steps: the
+	// miner's text and calls after normalisation, and their tool results
+	// (relay completions have their own budgets). A step that would pass
+	// it is not run; one whose results pass it is kept and ends the
+	// episode (episode_too_large).
+	MaxEpisodeBytes int
 }
 
 // Defaults.
@@ -42,6 +48,10 @@ const (
 	DefaultEpisodeTimeout        = 300 * time.Second
 	DefaultMaxConcurrentEpisodes = 4
 	DefaultMaxInferBytes         = 1 << 20
+	// DefaultMaxEpisodeBytes leaves room for 30 steps each with a full
+	// 16 KiB think and about 18 KiB of tool results; a reference heuristic
+	// episode stores about 10 KB (docs/security.md, "Miner text").
+	DefaultMaxEpisodeBytes = 1 << 20
 )
 
 // DefaultLimits are the defaults docs/protocol.md publishes to miners.
@@ -55,6 +65,7 @@ func DefaultLimits() Limits {
 		EpisodeTimeout:        DefaultEpisodeTimeout,
 		MaxConcurrentEpisodes: DefaultMaxConcurrentEpisodes,
 		MaxInferBytes:         DefaultMaxInferBytes,
+		MaxEpisodeBytes:       DefaultMaxEpisodeBytes,
 	}
 }
 
@@ -84,6 +95,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxInferBytes == 0 {
 		l.MaxInferBytes = max(d.MaxInferBytes, l.MaxFrameBytes)
+	}
+	if l.MaxEpisodeBytes == 0 {
+		l.MaxEpisodeBytes = max(d.MaxEpisodeBytes, l.MaxFrameBytes)
 	}
 	return l
 }
@@ -118,6 +132,9 @@ func (l Limits) Validate() error {
 	if l.MaxInferBytes != 0 && l.MaxInferBytes < l.MaxFrameBytes {
 		errs = append(errs, fmt.Errorf("max infer bytes %d: want at least max frame bytes (%d)", l.MaxInferBytes, l.MaxFrameBytes))
 	}
+	if l.MaxEpisodeBytes != 0 && l.MaxEpisodeBytes < l.MaxFrameBytes {
+		errs = append(errs, fmt.Errorf("max episode bytes %d: want at least max frame bytes (%d)", l.MaxEpisodeBytes, l.MaxFrameBytes))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("episode limits: %w", errors.Join(errs...))
 	}
@@ -134,6 +151,7 @@ func (l Limits) Wire() WireLimits {
 		StepTimeoutMS:         l.StepTimeout.Milliseconds(),
 		EpisodeTimeoutMS:      l.EpisodeTimeout.Milliseconds(),
 		MaxConcurrentEpisodes: l.MaxConcurrentEpisodes,
+		MaxEpisodeBytes:       l.MaxEpisodeBytes,
 	}
 }
 
@@ -147,5 +165,6 @@ func (w WireLimits) Limits() Limits {
 		StepTimeout:           time.Duration(w.StepTimeoutMS) * time.Millisecond,
 		EpisodeTimeout:        time.Duration(w.EpisodeTimeoutMS) * time.Millisecond,
 		MaxConcurrentEpisodes: w.MaxConcurrentEpisodes,
+		MaxEpisodeBytes:       w.MaxEpisodeBytes,
 	}
 }

@@ -77,6 +77,9 @@ type WireLimits struct {
 	StepTimeoutMS         int64 `json:"step_timeout_ms"`
 	EpisodeTimeoutMS      int64 `json:"episode_timeout_ms"`
 	MaxConcurrentEpisodes int   `json:"max_concurrent_episodes"`
+	// MaxEpisodeBytes (absent: not announced) is the episode's stored-bytes
+	// budget.
+	MaxEpisodeBytes int `json:"max_episode_bytes,omitempty"`
 }
 
 // EpisodeStart opens an episode.

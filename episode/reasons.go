@@ -21,6 +21,7 @@ const (
 	ReasonOversized        EndReason = "oversized"          // a frame above max_frame_bytes
 	ReasonTooManyCalls     EndReason = "too_many_calls"     // more than max_tool_calls in one step
 	ReasonThinkTooLong     EndReason = "think_too_long"     // think above max_think_bytes
+	ReasonEpisodeTooLarge  EndReason = "episode_too_large"  // the episode's steps would store more than max_episode_bytes
 	ReasonStepTimeout      EndReason = "step_timeout"       // no step within step_timeout
 	ReasonEpisodeTimeout   EndReason = "episode_timeout"    // the episode outlived episode_timeout
 	ReasonDisconnected     EndReason = "disconnected"       // the connection closed or broke

@@ -410,6 +410,7 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 	}
 	timer := time.NewTimer(lim.StepTimeout)
 	defer timer.Stop()
+	stored := 0 // storedBytes of the steps so far
 	for n := 0; ; n++ {
 		timer.Reset(lim.StepTimeout - time.Since(tSent))
 		var in WireStep
@@ -429,6 +430,7 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			return end(reason, detail)
 		}
 		st := in.Step
+		normalizeStep(st)
 		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.At, CompletionID: st.CompletionID}
 		tr.Timings.Miner += in.At.Sub(tSent)
 		r.m.minerStep.Observe(in.At.Sub(tSent).Seconds())
@@ -442,6 +444,9 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			tr.Steps = append(tr.Steps, rec)
 			return end(ReasonTooManyCalls, fmt.Sprintf("%d tool calls in one step, limit %d", len(st.ToolCalls), lim.MaxToolCalls))
 		}
+		if size := stored + storedBytes(&rec); size > lim.MaxEpisodeBytes {
+			return end(ReasonEpisodeTooLarge, fmt.Sprintf("step %d would bring the episode to %d stored bytes, limit %d", n, size, lim.MaxEpisodeBytes))
+		}
 		t0 := time.Now()
 		rec.Results = make([]ToolResult, len(st.ToolCalls))
 		for i, call := range st.ToolCalls {
@@ -454,6 +459,10 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 		rec.ToolTime = time.Since(t0)
 		tr.Timings.Tools += rec.ToolTime
 		r.m.steps.Inc()
+		if stored += storedBytes(&rec); stored > lim.MaxEpisodeBytes {
+			tr.Steps = append(tr.Steps, rec)
+			return end(ReasonEpisodeTooLarge, fmt.Sprintf("step %d's results bring the episode to %d stored bytes, limit %d", n, stored, lim.MaxEpisodeBytes))
+		}
 		if epCtx.Err() != nil {
 			tr.Steps = append(tr.Steps, rec)
 			if ctx.Err() != nil {
@@ -518,7 +527,9 @@ func (c *Conn) startRelay(ctx context.Context, ep *WireEpisode, session RelaySes
 			case <-c.w.Dead():
 				return
 			case in := <-ep.Infers:
-				res, rec := session.Infer(ctx, in.Req)
+				req := *in.Req
+				normalizeInfer(&req)
+				res, rec := session.Infer(ctx, &req)
 				if rec != nil {
 					rec.Observations = in.Observations
 					if rec.TRequested.IsZero() {

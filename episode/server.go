@@ -483,7 +483,7 @@ func (e episodeEnded) Error() string { return "episode ended by the validator: "
 func metricReason(r EndReason) string {
 	switch r {
 	case ReasonTerminated, ReasonMaxSteps, ReasonMalformed, ReasonUnknownType, ReasonUnexpected, ReasonOversized,
-		ReasonTooManyCalls, ReasonThinkTooLong, ReasonStepTimeout, ReasonEpisodeTimeout, ReasonAborted, ReasonInternal:
+		ReasonTooManyCalls, ReasonThinkTooLong, ReasonEpisodeTooLarge, ReasonStepTimeout, ReasonEpisodeTimeout, ReasonAborted, ReasonInternal:
 		return string(r)
 	}
 	return "other"

@@ -238,25 +238,9 @@ func New(opts Options, log zerolog.Logger) (*Checker, error) {
 	ctx := context.Background()
 	// Building the catalog is not news to someone checking a miner.
 	quiet := log.Level(max(log.GetLevel(), zerolog.WarnLevel))
-	g, err := gen.New(gen.Options{Products: opts.Products, Seed: 1}, quiet)
+	tools, products, err := gen.Tools(ctx, gen.Options{Products: opts.Products, Seed: 1}, shop.IndexOptions{Workers: 2}, quiet)
 	if err != nil {
 		return nil, fmt.Errorf("miner check: catalog: %w", err)
-	}
-	products, err := g.Products(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("miner check: catalog: %w", err)
-	}
-	cat, err := shop.NewCatalog(products)
-	if err != nil {
-		return nil, fmt.Errorf("miner check: catalog: %w", err)
-	}
-	idx, err := shop.BuildIndex(ctx, cat, shop.IndexOptions{Workers: 2}, quiet)
-	if err != nil {
-		return nil, fmt.Errorf("miner check: catalog: %w", err)
-	}
-	tools, err := shop.NewTools(shop.ToolsOptions{Index: idx}, quiet, nil)
-	if err != nil {
-		return nil, fmt.Errorf("miner check: %w", err)
 	}
 	// Queries an agent can act on: a product that exists, asked for by
 	// the first words of its title.

@@ -24,7 +24,7 @@ func WeightsPolicy(c config.WeightsConfig) weights.Policy {
 func EpisodeLimits(ec config.EpisodeConfig) episode.Limits {
 	return episode.Limits{MaxFrameBytes: ec.MaxFrameBytes, MaxThinkBytes: ec.MaxThinkBytes, MaxToolCalls: ec.MaxToolCalls,
 		MaxSteps: ec.MaxSteps, StepTimeout: ec.StepTimeout.Duration, EpisodeTimeout: ec.EpisodeTimeout.Duration,
-		MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes}
+		MaxConcurrentEpisodes: ec.MaxConcurrentEpisodes, MaxEpisodeBytes: ec.MaxEpisodeBytes}
 }
 
 // Retention is the store retention a config selects (store.retention).

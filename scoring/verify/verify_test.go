@@ -154,14 +154,18 @@ func TestNormalisation(t *testing.T) {
 		message map[string]any
 		want    string // think|calls|response
 	}{
-		{"reasoning field and native calls", map[string]any{"content": "", "reasoning_content": " why ", "tool_calls": nativeCall("f", `{"b":1, "a":"x"}`)}, `why|f{"a":"x","b":1}|`},
+		{"reasoning field and native calls", map[string]any{"content": "", "reasoning_content": " why ", "tool_calls": nativeCall("find_product", `{"page":1, "q":"x"}`)}, `why|find_product{"page":1,"q":"x"}|`},
 		{"openrouter reasoning", map[string]any{"content": "hello", "reasoning": "why"}, `why||hello`},
 		{"think block", map[string]any{"content": "<think> why </think>\nanswer"}, `why||answer`},
 		{"closing tag only", map[string]any{"content": "why</think>answer"}, `why||answer`},
-		{"hermes tags", map[string]any{"content": "<think>why</think><tool_call>{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}}</tool_call>\n<tool_call>{\"name\":\"g\",\"arguments\":\"{\\\"s\\\":1}\"}</tool_call>"}, `why|f{"q":"x"}g{"s":1}|`},
-		{"malformed arguments become {}", map[string]any{"content": "t", "tool_calls": nativeCall("f", `{"q": "x"`)}, `t|f{}|`},
+		{"hermes tags", map[string]any{"content": "<think>why</think><tool_call>{\"name\": \"find_product\", \"arguments\": {\"q\": \"x\"}}</tool_call>\n<tool_call>{\"name\":\"web_search\",\"arguments\":\"{\\\"max_results\\\":1}\"}</tool_call>"}, `why|find_product{"q":"x"}web_search{"max_results":1}|`},
+		{"malformed arguments become {}", map[string]any{"content": "t", "tool_calls": nativeCall("find_product", `{"q": "x"`)}, `t|find_product{}|`},
 		{"plain content", map[string]any{"content": " just text "}, `just text||just text`},
-		{"no escaping of html", map[string]any{"content": "", "reasoning": "r", "tool_calls": nativeCall("f", `{"q":"a&b<c>"}`)}, `r|f{"q":"a&b<c>"}|`},
+		{"no escaping of html", map[string]any{"content": "", "reasoning": "r", "tool_calls": nativeCall("find_product", `{"q":"a&b<c>"}`)}, `r|find_product{"q":"a&b<c>"}|`},
+		// The same rules as a miner's step (episode.NormalText).
+		{"unknown keys and tools dropped", map[string]any{"content": "t", "tool_calls": append(nativeCall("find_product", `{"q":"x","pad":"zzz","shop_id":{"a":1}}`), nativeCall("f", `{"a":1}`)...)}, `t|find_product{"q":"x","shop_id":{}}f{}|`},
+		{"controls and lone surrogates", map[string]any{"content": "", "reasoning": "\x01 a\r\nb\x1b", "tool_calls": nativeCall("find_product", `{"q":"x\u0000\ud800y"}`)}, "a\nb|find_product{\"q\":\"x\uFFFDy\"}|"},
+		{"a control before the think tag", map[string]any{"content": "\x00<think>why</think>ok"}, `why||ok`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,7 +56,7 @@ var Rules = []Rule{
 	{Only, "web/plot", nil},
 	{Never, "validator/...", []string{"miner", "web/...", "devarena", "practice", "minercheck", "calibrate", "simulate", "dataset/...", "chain/devnet/..."}},
 	{ImportedBy, "devarena", []string{"cmd/arena"}},
-	{ImportedBy, "miner", []string{"devarena", "calibrate", "cmd/arena"}},
+	{ImportedBy, "miner", []string{"devarena", "calibrate", "practice", "cmd/arena"}},
 	{ImportedBy, "internal/browsertest", nil},
 }
 

@@ -53,6 +53,8 @@ func TestExportCommand(t *testing.T) {
 		{"non-empty out", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft")}, 1, "not empty; pass --force", nil},
 		{"force", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft"), "--force"}, 0, "train rows", []string{"train.jsonl"}},
 		{"missing data dir", []string{"export", "--data", out("nope"), "--format", "sft", "--out", out("x1")}, 1, "no such directory", nil},
+		{"dev folder", []string{"export", "--data", dir, "--format", "sft", "--out", out("x6")}, 1, "not an arena data dir, but " + fx.Dir + " is one (an `arena dev` folder keeps the validator's data there): pass " + fx.Dir, nil},
+		{"not a data dir", []string{"export", "--data", out("sft"), "--format", "sft", "--out", out("x7")}, 1, "not an arena data dir: it holds no Badger database (no MANIFEST file)", nil},
 		{"unknown format", []string{"export", "--data", fx.Dir, "--format", "csv", "--out", out("x2")}, 1, `unknown format "csv"`, nil},
 		{"eval fraction 1", []string{"export", "--data", fx.Dir, "--format", "sft", "--eval-fraction", "1", "--out", out("x3")}, 1, "--eval-fraction 1: want a number in [0,1)", nil},
 		{"bad type", []string{"export", "--data", fx.Dir, "--format", "sft", "--types", "book", "--out", out("x4")}, 1, `unknown problem type "book"`, nil},

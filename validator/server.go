@@ -63,6 +63,8 @@ type APIServerOptions struct {
 	// config.ParseHosts gives them) that requests may name in their Host
 	// header besides Listen's host and loopback.
 	AllowedHosts []string
+	// Pprof serves Go's /debug/pprof/ on this listener (api.pprof).
+	Pprof bool
 }
 
 // PublicServerOptions configure the public web listener (web.public_listen):
@@ -148,6 +150,10 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger, reg prometheus.Regi
 	mux.HandleFunc("GET /api/v1/races", s.races)
 	mux.HandleFunc("GET /api/v1/races/{id}", s.race)
 	mux.HandleFunc("GET /api/v1/episodes/{id}", s.episode)
+	if opts.Pprof {
+		servePprof(mux)
+		s.routes += " /debug/pprof/"
+	}
 	if opts.Pages != nil {
 		mux.Handle("GET /", opts.Pages)
 		s.console = "/"

@@ -546,7 +546,8 @@ func (x *exporter) single(ctx context.Context) error {
 		x.rep.EpisodesRead++
 		x.prog.tick("reading", x.rep.EpisodesRead, x.rowsWritten())
 		reason := t.reason
-		if reason == "" && x.seenBefore(t.hash) {
+		// A row too long is still a duplicate first, as without the bound.
+		if (reason == "" || reason == DropTooLong) && x.seenBefore(t.hash) {
 			reason = DropDuplicate
 		}
 		if reason == "" || reason == DropTooLong {

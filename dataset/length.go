@@ -94,6 +94,12 @@ func chatChunks(msgs []Message, tools []Tool) []string {
 	return chunks
 }
 
+// ChatText is an sft row's messages and tools rendered in Qwen3's chat template: the text
+// whose tokens --max-tokens bounds.
+func ChatText(msgs []Message, tools []Tool) string {
+	return strings.Join(chatChunks(msgs, tools), "")
+}
+
 func text(s *string) string {
 	if s == nil {
 		return ""

@@ -39,7 +39,7 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 					reason = DropTooLong
 				}
 			}
-			if reason == "" && x.seenBefore(contentHash(&e.Trajectory)) {
+			if (reason == "" || reason == DropTooLong) && x.seenBefore(contentHash(&e.Trajectory)) {
 				reason = DropDuplicate
 			}
 			if reason == "" || reason == DropTooLong {

@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +147,34 @@ func TestMaxTokens(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestChatTextMatchesQwen3Template: three SFT rows of an `arena dev` run render exactly as
+// Qwen3's own chat_template renders them through @huggingface/jinja
+// (testdata/qwen3-chat.mjs), thinking, tool calls, tool responses and tool schemas included.
+func TestChatTextMatchesQwen3Template(t *testing.T) {
+	cases := readJSONL[struct {
+		Row  string `json:"row"`
+		Text string `json:"text"`
+	}](t, "testdata/qwen3-chat.jsonl")
+	if len(cases) != 3 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for i, c := range cases {
+		var row dataset.SFTRow
+		if err := json.Unmarshal([]byte(c.Row), &row); err != nil {
+			t.Fatal(err)
+		}
+		got := dataset.ChatText(row.Messages, row.Tools)
+		if got != c.Text {
+			at := 0
+			for at < min(len(got), len(c.Text)) && got[at] == c.Text[at] {
+				at++
+			}
+			t.Fatalf("row %d differs at byte %d of %d: %q, want %q", i, at, len(c.Text),
+				got[max(0, at-40):min(len(got), at+40)], c.Text[max(0, at-40):min(len(c.Text), at+40)])
+		}
+	}
 }
 
 func sameMessage(a, b dataset.Message) bool {

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -126,9 +124,14 @@ func TestPprofOnAPIListener(t *testing.T) {
 	})
 }
 
+// goTool is the go command that runs the tests (go test puts its GOROOT's bin first in PATH).
 func goTool(t *testing.T) string {
 	t.Helper()
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go tool pprof needs the go command: %v", err)
+	}
+	return p
 }
 
 // goToolPprof runs `go tool pprof args...` and returns its output.

@@ -38,10 +38,14 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			"both; compromised clusters never go to eval. Identical trajectories are exported once.\n" +
 			"--agentic keeps episodes whose judge gates show the thinking referred to tool results and\n" +
 			"cited a datum from them; --verified-only keeps episodes whose every step verified against\n" +
-			"the relay's completions, none dictated. Stop the validator first, or export from a backup: the database\n" +
+			"the relay's completions, none dictated. --max-tokens N leaves out sft rows longer than N tokens of\n" +
+			"Qwen3's chat template (--truncate cuts them after the last whole step that fits), counted with\n" +
+			"--tokenizer (the model's tokenizer.json) or else estimated high from their bytes; the card gives\n" +
+			"the length distribution. Stop the validator first, or export from a backup: the database\n" +
 			"is locked while the validator runs. See docs/dataset.md.\n\n" +
 			"Example:\n" +
 			"  arena export --data /var/lib/arena --format sft --success-only --agentic --eval-fraction 0.1 --out ./sft\n" +
+			"  arena export --data /var/lib/arena --format sft --max-tokens 32768 --tokenizer ./Qwen3-8B/tokenizer.json --out ./sft\n" +
 			"  arena export --data /var/lib/arena --format grpo --parquet --out ./grpo\n" +
 			"  arena export --data /var/lib/arena --format completions --out ./completions",
 		Flags: []cli.Flag{

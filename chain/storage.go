@@ -339,3 +339,28 @@ func (c *Client) SubnetShare(ctx context.Context, netuid uint16, block uint64) (
 	}
 	return SubnetShare{Mechanisms: uint8(n), MinerBurned: burned.Float64()}, nil
 }
+
+// SubnetState is everything the chain holds about a subnet's epochs and emission share that
+// the Subnet precompile's getters do not show, read through StorageQuery at one block: what
+// `arena chain hyperparams` prints beside the getters, with the validator's readers.
+type SubnetState struct {
+	EpochSchedule
+	SubnetShare
+	CommitRevealVersion uint16 `json:"commit_reveal_version"`
+}
+
+// SubnetState reads netuid's epoch schedule, mechanisms, MinerBurned and the chain-wide
+// commit-reveal version at block. It fails with ErrNoStorageQuery when the node has no
+// StorageQuery precompile.
+func (c *Client) SubnetState(ctx context.Context, netuid uint16, block uint64) (SubnetState, error) {
+	var st SubnetState
+	var err error
+	if st.EpochSchedule, err = c.EpochSchedule(ctx, netuid, block); err != nil {
+		return st, err
+	}
+	if st.SubnetShare, err = c.SubnetShare(ctx, netuid, block); err != nil {
+		return st, err
+	}
+	st.CommitRevealVersion, err = c.Storage().At(block).CommitRevealWeightsVersion(ctx)
+	return st, err
+}

@@ -270,6 +270,7 @@ type APIConfig struct {
 	// its own host and loopback: any other Host header is a DNS-rebinding
 	// page (or a misdirected proxy) and is answered 421.
 	AllowedHosts string `yaml:"allowed_hosts" help:"comma-separated host names or IPs (no port) the API and operator console answer to besides api.listen's host and localhost, 127.0.0.1 and ::1, e.g. validator.example.org for a reverse proxy or tunnel; any other Host header gets 421"`
+	Pprof        bool   `yaml:"pprof" help:"serve Go's /debug/pprof/ profiles on api.listen, behind the same token and host check (heap, CPU, goroutines of the running validator); off: 404"`
 }
 
 // Hosts is AllowedHosts as a list (Validate has checked each entry).

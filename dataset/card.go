@@ -105,6 +105,10 @@ func writeCard(path string, o *Options, r *Report) error {
 		}
 	}
 
+	if r.Format == FormatSFT {
+		writeLengths(&b, o, &r.Lengths)
+	}
+
 	b.WriteString("\n## Splits\n\n")
 	n := map[string]int{}
 	for _, s := range r.Clusters {
@@ -219,4 +223,26 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// writeLengths renders the rows' token lengths and what --max-tokens did.
+func writeLengths(b *strings.Builder, o *Options, l *Lengths) {
+	b.WriteString("\n## Length\n\n")
+	fmt.Fprintf(b, "Tokens of each row rendered in Qwen3's chat template (system prompt with the tool schemas, every turn with its thinking), counted with %s.\n\n", l.Counter)
+	b.WriteString("| rows | count | min | median | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range []struct {
+		name string
+		v    []int
+	}{{"before the bound", l.Before}, {"written", l.Written}} {
+		q := Quantiles(r.v)
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %d |\n", r.name, len(r.v), q[0], q[1], q[2], q[3], q[4])
+	}
+	switch {
+	case o.MaxTokens == 0:
+		b.WriteString("\nNo bound (--max-tokens): every row is written whole.\n")
+	case o.Truncate:
+		fmt.Fprintf(b, "\nBound %d tokens with --truncate: %d rows cut at the last step boundary that fits, %d dropped (their first step alone is longer).\n", o.MaxTokens, l.Truncated, l.Dropped)
+	default:
+		fmt.Fprintf(b, "\nBound %d tokens: %d longer rows dropped.\n", o.MaxTokens, l.Dropped)
+	}
 }

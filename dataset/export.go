@@ -119,6 +119,9 @@ type Report struct {
 	// because they are compromised.
 	CompromisedClusters int
 
+	// Lengths are the sft rows' token counts (format sft only).
+	Lengths Lengths
+
 	// Validators counts exported episodes by validator address.
 	Validators map[string]int
 	// Kinds counts exported episodes by kind (qualifying, race).
@@ -147,6 +150,7 @@ func Export(ctx context.Context, opts Options, log zerolog.Logger) (*Report, err
 	}
 	x := &exporter{
 		o:        opts,
+		counter:  opts.Tokenizer,
 		log:      log.With().Str("component", "dataset").Logger(),
 		tools:    Tools(),
 		allowed:  map[string]bool{},
@@ -164,6 +168,10 @@ func Export(ctx context.Context, opts Options, log zerolog.Logger) (*Report, err
 	}
 	for _, t := range x.tools {
 		x.allowed[t.Function.Name] = true
+	}
+	x.rep.Lengths.Counter = x.o.TokenizerName
+	if x.rep.Lengths.Counter == "" {
+		x.rep.Lengths.Counter = fmt.Sprintf("estimate: bytes / %g", EstimateBytesPerToken)
 	}
 	splits := []string{SplitTrain}
 	if opts.EvalFraction > 0 {
@@ -254,6 +262,9 @@ type exporter struct {
 	// resolved caches each cluster's split for the pipeline's workers.
 	resolvedMu sync.Mutex
 	resolved   map[string]splitInfo
+
+	// counter measures sft rows (Options.Tokenizer or EstimateTokens).
+	counter TokenCounter
 }
 
 // scope applies the filters that decide whether an episode is usable at
@@ -523,7 +534,10 @@ func (x *exporter) single(ctx context.Context) error {
 		if t.split, _, t.splitErr = x.resolveSplit(t.cluster); t.splitErr != nil {
 			return
 		}
-		t.rows, t.rowErr = x.encodeRows(e, v, t.cluster, t.split, instruction, c, args)
+		t.rows, t.size, t.rowErr = x.encodeRows(e, v, t.cluster, t.split, instruction, c, args)
+		if t.size.drop {
+			t.reason, t.rows = DropTooLong, nil
+		}
 	}
 	handle := func(t *task) error {
 		if t.err != nil {
@@ -532,8 +546,12 @@ func (x *exporter) single(ctx context.Context) error {
 		x.rep.EpisodesRead++
 		x.prog.tick("reading", x.rep.EpisodesRead, x.rowsWritten())
 		reason := t.reason
-		if reason == "" && x.seenBefore(t.hash) {
+		// A row too long is still a duplicate first, as without the bound.
+		if (reason == "" || reason == DropTooLong) && x.seenBefore(t.hash) {
 			reason = DropDuplicate
+		}
+		if reason == "" || reason == DropTooLong {
+			x.rep.Lengths.note(t.size)
 		}
 		if reason != "" {
 			x.rep.Dropped[reason]++
@@ -570,7 +588,7 @@ func (x *exporter) single(ctx context.Context) error {
 // encodeRows builds an episode's rows (one for sft, one per step for
 // steps) and encodes each as its JSON line. The row itself is kept only
 // for Parquet.
-func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, split, instruction string, c *constJSON, args compactArgs) ([]encodedRow, error) {
+func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, split, instruction string, c *constJSON, args compactArgs) ([]encodedRow, rowSize, error) {
 	enc := encoders.Get().(*rowEncoder)
 	defer encoders.Put(enc)
 	keep := func(row any) any {
@@ -581,21 +599,21 @@ func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, s
 	}
 	tr := &e.Trajectory
 	if err := checkText(tr, x.o.Format == FormatCompletions); err != nil {
-		return nil, err
+		return nil, rowSize{}, err
 	}
 	vf := verificationOf(tr, v)
 	switch x.o.Format {
 	case FormatSFT:
-		row := &SFTRow{
-			Messages: append(promptMessages(tr.Query), completionWith(tr, x.o.Think, x.o.Style, args)...),
-			Tools:    x.tools,
-			Meta:     x.meta(e, v, cluster, split, vf.all),
+		msgs, size := x.fit(append(promptMessages(tr.Query), completionWith(tr, x.o.Think, x.o.Style, args)...))
+		if size.drop {
+			return nil, size, nil
 		}
+		row := &SFTRow{Messages: msgs, Tools: x.tools, Meta: x.meta(e, v, cluster, split, vf.all)}
 		line, err := enc.sftLine(c, row)
 		if err != nil {
-			return nil, err
+			return nil, size, err
 		}
-		return []encodedRow{{row: keep(row), line: line}}, nil
+		return []encodedRow{{row: keep(row), line: line}}, size, nil
 	case FormatCompletions:
 		var out []encodedRow
 		err := completionRows(tr, vf, x.stepMeta(e, v, cluster, split, vf), func(row *CompletionRow) error {
@@ -606,7 +624,7 @@ func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, s
 			out = append(out, encodedRow{row: keep(row), line: append(line, '\n')})
 			return nil
 		})
-		return out, err
+		return out, rowSize{}, err
 	}
 	out := make([]encodedRow, 0, len(tr.Steps))
 	err := stepSamples(tr, x.o.Think, func(step int, input, output string) error {
@@ -620,7 +638,7 @@ func (x *exporter) encodeRows(e *records.Episode, v *records.Verdict, cluster, s
 		out = append(out, encodedRow{row: keep(row), line: line})
 		return nil
 	})
-	return out, err
+	return out, rowSize{}, err
 }
 
 // member is what the first pass of dpo and grpo keeps of an episode.

@@ -137,6 +137,17 @@ type Options struct {
 	// MinGroup is the least GRPO group size (default 2).
 	MinGroup int
 
+	// MaxTokens bounds an sft row's length in tokens of Qwen3's chat template (0: no
+	// bound): longer rows are dropped, or cut with Truncate.
+	MaxTokens int
+	// Truncate cuts a row longer than MaxTokens at the last step boundary that fits
+	// instead of dropping it; a row whose first step alone is too long is still dropped.
+	Truncate bool
+	// Tokenizer counts the tokens (default EstimateTokens); TokenizerName names it in
+	// the card.
+	Tokenizer     TokenCounter
+	TokenizerName string
+
 	// EvalFraction is the share of leak clusters sent to eval, in [0,1).
 	EvalFraction float64
 	// SplitSeed salts the cluster hash that picks eval clusters.
@@ -221,6 +232,18 @@ func (o *Options) validate() error {
 		if !slices.Contains(suite.Types(), t) {
 			errs = append(errs, fmt.Errorf("unknown problem type %q: want product, shop or voucher", t))
 		}
+	}
+	if o.MaxTokens < 0 {
+		errs = append(errs, fmt.Errorf("max tokens %d must not be negative", o.MaxTokens))
+	}
+	if o.Truncate && o.MaxTokens == 0 {
+		errs = append(errs, errors.New("truncate needs a max tokens bound"))
+	}
+	if (o.MaxTokens > 0 || o.Tokenizer != nil) && o.Format != FormatSFT {
+		errs = append(errs, fmt.Errorf("a token bound or tokenizer for format %s: not implemented (format sft only)", o.Format))
+	}
+	if o.Tokenizer == nil {
+		o.Tokenizer, o.TokenizerName = EstimateTokens{}, ""
 	}
 	if strings.TrimSpace(o.Out) == "" {
 		errs = append(errs, errors.New("no output directory"))

@@ -42,6 +42,7 @@ type task struct {
 	clusterErr     error
 	splitErr       error
 	rows           []encodedRow
+	size           rowSize // sft: the row's length and whether it is dropped for it
 	rowErr         error
 	pass           bool // passes the score filters (dpo, grpo)
 }

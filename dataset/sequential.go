@@ -31,8 +31,19 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 			if reason == "" {
 				reason = x.quality(e, v)
 			}
-			if reason == "" && x.seenBefore(contentHash(&e.Trajectory)) {
+			var msgs []Message
+			var size rowSize
+			if reason == "" && x.o.Format == FormatSFT {
+				msgs, size = x.fit(append(promptMessages(e.Trajectory.Query), completion(&e.Trajectory, x.o.Think, x.o.Style)...))
+				if size.drop {
+					reason = DropTooLong
+				}
+			}
+			if (reason == "" || reason == DropTooLong) && x.seenBefore(contentHash(&e.Trajectory)) {
 				reason = DropDuplicate
+			}
+			if reason == "" || reason == DropTooLong {
+				x.rep.Lengths.note(size)
 			}
 			if reason != "" {
 				x.rep.Dropped[reason]++
@@ -55,11 +66,7 @@ func (x *exporter) singleSequential(ctx context.Context) error {
 			vf := verificationOf(tr, v)
 			switch x.o.Format {
 			case FormatSFT:
-				row := &SFTRow{
-					Messages: append(promptMessages(tr.Query), completion(tr, x.o.Think, x.o.Style)...),
-					Tools:    x.tools,
-					Meta:     x.meta(e, v, cluster, split, vf.all),
-				}
+				row := &SFTRow{Messages: msgs, Tools: x.tools, Meta: x.meta(e, v, cluster, split, vf.all)}
 				return x.write(split, typ, row)
 			case FormatCompletions:
 				return completionRows(tr, vf, x.stepMeta(e, v, cluster, split, vf), func(row *CompletionRow) error {

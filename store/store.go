@@ -172,6 +172,9 @@ func Open(opts Options, log zerolog.Logger, reg prometheus.Registerer) (*Store, 
 			return nil, fmt.Errorf("%s: empty directory, no arena data to read", opts.label())
 		}
 	}
+	if err := checkDataDir(opts); err != nil {
+		return nil, err
+	}
 	var identity dirIdentity
 	if !opts.ReadOnly && !opts.InMemory {
 		if err := checkWritableDir(opts.Dir, opts.label()); err != nil {

@@ -565,3 +565,67 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenRefusesParentOfDataDir: a directory that is not a database, but holds one a level
+// down (an `arena dev` folder), is refused in every mode with one line naming the one to
+// pass; a non-empty directory without a database is refused read-only, and nothing in
+// either is touched.
+func TestOpenRefusesParentOfDataDir(t *testing.T) {
+	home := t.TempDir()
+	data := filepath.Join(home, "validator")
+	mustClose(t, openAt(t, data))
+	if err := os.WriteFile(filepath.Join(home, ".arena-dev"), []byte("marker\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plain, "notes.txt"), []byte("not a store\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	twice := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		mustClose(t, openAt(t, filepath.Join(twice, name)))
+	}
+	tests := []struct {
+		name     string
+		dir      string
+		readOnly bool
+		want     string // "" opens
+	}{
+		{"dev folder read-only", home, true, "store " + home + ": not an arena data dir, but " + data + " is one (an `arena dev` folder keeps the validator's data there): pass " + data},
+		{"dev folder writable", home, false, "pass " + data},
+		{"two data dirs below", twice, true, "2 directories in it are (" + filepath.Join(twice, "a") + " first): pass one of them"},
+		{"plain dir read-only", plain, true, "store " + plain + ": not an arena data dir: it holds no Badger database (no MANIFEST file); pass the validator's data_dir"},
+		{"plain dir writable", plain, false, ""},
+		{"data dir read-only", data, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, err := os.ReadDir(tt.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(Options{Dir: tt.dir, ReadOnly: tt.readOnly}, zerolog.Nop(), nil)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("open: %v", err)
+				}
+				mustClose(t, s)
+				return
+			}
+			if err == nil {
+				_ = s.Close()
+				t.Fatalf("opened, want %q", tt.want)
+			}
+			if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q, want one line with %q", err, tt.want)
+			}
+			after, err := os.ReadDir(tt.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after) != len(before) {
+				t.Fatalf("%d entries before, %d after: the refused open wrote", len(before), len(after))
+			}
+		})
+	}
+}

@@ -63,6 +63,8 @@ type APIServerOptions struct {
 	// config.ParseHosts gives them) that requests may name in their Host
 	// header besides Listen's host and loopback.
 	AllowedHosts []string
+	// Pprof serves Go's /debug/pprof/ on this listener (api.pprof).
+	Pprof bool
 }
 
 // PublicServerOptions configure the public web listener (web.public_listen):
@@ -144,6 +146,10 @@ func NewAPIServer(opts APIServerOptions, log zerolog.Logger, reg prometheus.Regi
 	s := &Server{log: log.With().Str("component", "operator-api").Logger(), ln: ln, routes: "/api/v1", v: opts.Validator}
 	mux := http.NewServeMux()
 	s.handleAPI(mux)
+	if opts.Pprof {
+		servePprof(mux)
+		s.routes += " /debug/pprof/"
+	}
 	if opts.Pages != nil {
 		mux.Handle("GET /", opts.Pages)
 		s.console = "/"

@@ -237,7 +237,7 @@ func OpenStack(ctx context.Context, opts StackOptions, log zerolog.Logger) (_ *S
 	if err != nil {
 		return nil, err
 	}
-	apiOpts := APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken, AllowedHosts: cfg.API.Hosts()}
+	apiOpts := APIServerOptions{Listen: cfg.API.Listen, Listener: s.apiLn, Validator: s.Validator, Token: apiToken, AllowedHosts: cfg.API.Hosts(), Pprof: cfg.API.Pprof}
 	if opts.Console != nil {
 		if s.Console, err = opts.Console(s.Validator); err != nil {
 			return nil, fmt.Errorf("web console: %w", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -55,7 +56,11 @@ func newChainCommand(env *cliEnv) *cli.Command {
 					if cmd.Bool("json") {
 						return writeJSON(env.stdout, mg)
 					}
-					return printMetagraph(env.stdout, mg)
+					st, err := subnetState(ctx, c, cfg.Chain.Netuid, mg.Block)
+					if err != nil {
+						return err
+					}
+					return printMetagraph(env.stdout, mg, epochLine(st, cfg.Chain.Tempo))
 				}),
 			},
 			{
@@ -63,25 +68,30 @@ func newChainCommand(env *cliEnv) *cli.Command {
 				Usage: "print the subnet settings that govern weight setting",
 				Flags: chainFlagDefs(),
 				Action: env.withChain(func(ctx context.Context, cmd *cli.Command, cfg *config.Config, c *chain.Client) error {
-					hp, err := c.Hyperparams(ctx, cfg.Chain.Netuid)
+					head, err := c.HeadNumber(ctx)
+					if err != nil {
+						return err
+					}
+					hp, err := c.HyperparamsAt(ctx, cfg.Chain.Netuid, head)
+					if err != nil {
+						return err
+					}
+					st, err := subnetState(ctx, c, cfg.Chain.Netuid, head)
 					if err != nil {
 						return err
 					}
 					if cmd.Bool("json") {
-						return writeJSON(env.stdout, hp)
+						return writeJSON(env.stdout, struct {
+							Netuid uint16 `json:"netuid"`
+							Block  uint64 `json:"block"`
+							*chain.Hyperparams
+							// Chain is nil when the node has no StorageQuery precompile.
+							Chain *chain.SubnetState `json:"chain"`
+							// TempoFromConfig is chain.tempo, given only when Chain is nil.
+							TempoFromConfig uint64 `json:"tempo_from_config,omitempty"`
+						}{cfg.Chain.Netuid, head, hp, st, tempoIfUnknown(st, cfg.Chain.Tempo)})
 					}
-					tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintf(tw, "netuid\t%d\n", cfg.Chain.Netuid)
-					fmt.Fprintf(tw, "weights_version_key\t%d\n", hp.WeightsVersionKey)
-					fmt.Fprintf(tw, "weights_set_rate_limit\t%d blocks\n", hp.WeightsSetRateLimit)
-					fmt.Fprintf(tw, "min_allowed_weights\t%d\n", hp.MinAllowedWeights)
-					fmt.Fprintf(tw, "max_weight_limit\t%d (%.4f)\n", hp.MaxWeightLimit, chain.U16ToFloat(hp.MaxWeightLimit))
-					fmt.Fprintf(tw, "commit_reveal_enabled\t%v\n", hp.CommitRevealEnabled)
-					fmt.Fprintf(tw, "commit_reveal_interval\t%d epochs\n", hp.CommitRevealInterval)
-					fmt.Fprintf(tw, "immunity_period\t%d blocks\n", hp.ImmunityPeriod)
-					fmt.Fprintf(tw, "activity_cutoff\t%d blocks\n", hp.ActivityCutoff)
-					fmt.Fprintf(tw, "tempo (from config)\t%d blocks\n", cfg.Chain.Tempo)
-					return tw.Flush()
+					return printHyperparams(env.stdout, cfg, head, hp, st)
 				}),
 			},
 		},
@@ -105,10 +115,80 @@ func (e *cliEnv) withChain(action func(context.Context, *cli.Command, *config.Co
 	}
 }
 
-func printMetagraph(w io.Writer, mg *chain.Metagraph) error {
+// subnetState reads what the chain holds about the subnet's epochs at block, nil when the node
+// has no StorageQuery precompile (then only chain.tempo from the config is known).
+func subnetState(ctx context.Context, c *chain.Client, netuid uint16, block uint64) (*chain.SubnetState, error) {
+	st, err := c.SubnetState(ctx, netuid, block)
+	switch {
+	case errors.Is(err, chain.ErrNoStorageQuery):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &st, nil
+}
+
+func tempoIfUnknown(st *chain.SubnetState, tempo uint64) uint64 {
+	if st != nil {
+		return 0
+	}
+	return tempo
+}
+
+const noStorageQuery = "the node has no StorageQuery precompile (0x807)"
+
+func printHyperparams(w io.Writer, cfg *config.Config, head uint64, hp *chain.Hyperparams, st *chain.SubnetState) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "netuid\t%d\n", cfg.Chain.Netuid)
+	fmt.Fprintf(tw, "block\t%d\n", head)
+	fmt.Fprintf(tw, "weights_version_key\t%d\n", hp.WeightsVersionKey)
+	fmt.Fprintf(tw, "weights_set_rate_limit\t%d blocks\n", hp.WeightsSetRateLimit)
+	fmt.Fprintf(tw, "min_allowed_weights\t%d\n", hp.MinAllowedWeights)
+	fmt.Fprintf(tw, "max_weight_limit\t%d (%.4f)\n", hp.MaxWeightLimit, chain.U16ToFloat(hp.MaxWeightLimit))
+	fmt.Fprintf(tw, "commit_reveal_enabled\t%v\n", hp.CommitRevealEnabled)
+	fmt.Fprintf(tw, "commit_reveal_interval\t%d epochs\n", hp.CommitRevealInterval)
+	fmt.Fprintf(tw, "immunity_period\t%d blocks\n", hp.ImmunityPeriod)
+	fmt.Fprintf(tw, "activity_cutoff\t%d blocks\n", hp.ActivityCutoff)
+	if st == nil {
+		fmt.Fprintf(tw, "tempo (from config: %s)\t%d blocks\n", noStorageQuery, cfg.Chain.Tempo)
+		return tw.Flush()
+	}
+	fmt.Fprintf(tw, "tempo\t%d blocks\n", st.Tempo)
+	fmt.Fprintf(tw, "epoch_index\t%d\n", st.EpochIndex)
+	fmt.Fprintf(tw, "last_epoch_block\t%d\n", st.LastEpochBlock)
+	if st.PendingEpochAt > 0 {
+		fmt.Fprintf(tw, "pending_epoch_at\t%d\n", st.PendingEpochAt)
+	} else {
+		fmt.Fprintf(tw, "pending_epoch_at\tnone\n")
+	}
+	if next, ok := st.NextEpoch(); ok {
+		fmt.Fprintf(tw, "next_epoch\t%d\n", next)
+	}
+	fmt.Fprintf(tw, "reveal_period\t%d epochs\n", st.RevealPeriodEpochs)
+	fmt.Fprintf(tw, "commit_reveal_version\t%d\n", st.CommitRevealVersion)
+	fmt.Fprintf(tw, "mechanisms\t%d\n", st.Mechanisms)
+	fmt.Fprintf(tw, "miner_burned\t%.4f\n", st.MinerBurned)
+	return tw.Flush()
+}
+
+// epochLine is the metagraph's second header line: the subnet's epochs as the chain holds
+// them, or chain.tempo from the config when the node cannot tell.
+func epochLine(st *chain.SubnetState, tempo uint64) string {
+	if st == nil {
+		return fmt.Sprintf("epochs unknown: %s; tempo %d blocks from config", noStorageQuery, tempo)
+	}
+	line := fmt.Sprintf("tempo %d blocks, epoch index %d, last epoch at block %d", st.Tempo, st.EpochIndex, st.LastEpochBlock)
+	if next, ok := st.NextEpoch(); ok {
+		line += fmt.Sprintf(", next at block %d", next)
+	}
+	return line
+}
+
+func printMetagraph(w io.Writer, mg *chain.Metagraph, epochs string) error {
 	fmt.Fprintf(w, "netuid %d at block %d: %d uids\n", mg.Netuid, mg.Block, len(mg.Neurons))
+	fmt.Fprintln(w, epochs)
 	if !mg.RegistrationKnown {
-		fmt.Fprintln(w, "registration blocks unknown: the node has no StorageQuery precompile (0x807)")
+		fmt.Fprintln(w, "registration blocks unknown: "+noStorageQuery)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "UID\tHOTKEY\tSTAKE(τ)\tVPERMIT\tACTIVE\tUPDATED\tINCENTIVE\tCONSENSUS\tDIVIDENDS\tEMISSION(τ)\tAXON\tREGISTERED")

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"arena/dataset"
+	"arena/internal/bpe"
 	"arena/store"
 	"arena/suite"
 	"arena/validator"
@@ -22,7 +24,7 @@ func newExportCommand(env *cliEnv) *cli.Command {
 		Usage: "export judged trajectories as training data (SFT, per-step, DPO pairs, GRPO groups, relayed model calls)",
 		UsageText: "arena export --data DIR --format sft|steps|dpo|grpo|completions --out DIR [--style trl|openai] [--think reasoning_content|tags|drop]\n" +
 			"             [--success-only] [--min-final X] [--min-judge X] [--agentic] [--verified-only] [--types product,shop,voucher] [--since-block N]\n" +
-			"             [--min-margin M] [--eval-fraction F] [--split-seed S] [--parquet] [--force]",
+			"             [--min-margin M] [--eval-fraction F] [--split-seed S] [--max-tokens N [--truncate]] [--tokenizer tokenizer.json] [--parquet] [--force]",
 		Description: "Reads the validator's database (--data, or data_dir) read-only and writes train.jsonl (and\n" +
 			"eval.jsonl with --eval-fraction) plus a dataset card README.md into the --out directory.\n" +
 			"--parquet also writes train.parquet / eval.parquet with the same rows.\n\n" +
@@ -36,10 +38,14 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			"both; compromised clusters never go to eval. Identical trajectories are exported once.\n" +
 			"--agentic keeps episodes whose judge gates show the thinking referred to tool results and\n" +
 			"cited a datum from them; --verified-only keeps episodes whose every step verified against\n" +
-			"the relay's completions, none dictated. Stop the validator first, or export from a backup: the database\n" +
+			"the relay's completions, none dictated. --max-tokens N leaves out sft rows longer than N tokens of\n" +
+			"Qwen3's chat template (--truncate cuts them after the last whole step that fits), counted with\n" +
+			"--tokenizer (the model's tokenizer.json) or else estimated high from their bytes; the card gives\n" +
+			"the length distribution. Stop the validator first, or export from a backup: the database\n" +
 			"is locked while the validator runs. See docs/dataset.md.\n\n" +
 			"Example:\n" +
 			"  arena export --data /var/lib/arena --format sft --success-only --agentic --eval-fraction 0.1 --out ./sft\n" +
+			"  arena export --data /var/lib/arena --format sft --max-tokens 32768 --tokenizer ./Qwen3-8B/tokenizer.json --out ./sft\n" +
 			"  arena export --data /var/lib/arena --format grpo --parquet --out ./grpo\n" +
 			"  arena export --data /var/lib/arena --format completions --out ./completions",
 		Flags: []cli.Flag{
@@ -61,6 +67,9 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			&cli.Float64Flag{Name: "min-margin", Usage: "dpo: least final-score gap `M` between chosen and rejected", Value: 0.1},
 			&cli.IntFlag{Name: "max-pairs", Usage: "dpo: at most `N` pairs per problem (0: no cap)"},
 			&cli.IntFlag{Name: "min-group", Usage: "grpo: least group size `N`", Value: 2},
+			&cli.IntFlag{Name: "max-tokens", Usage: "sft: drop rows longer than `N` tokens of Qwen3's chat template (0: no bound)"},
+			&cli.BoolFlag{Name: "truncate", Usage: "sft: cut a row longer than --max-tokens at the last step boundary that fits instead of dropping it"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "sft: the target model's tokenizer.json (or .json.gz; byte-level BPE such as Qwen3's) to count tokens with (default: an estimate from bytes)", TakesFile: true},
 			&cli.Float64Flag{Name: "eval-fraction", Usage: "share `F` in [0,1) of leak clusters sent to eval.jsonl"},
 			&cli.Uint64Flag{Name: "split-seed", Usage: "seed `S` of the cluster hash that picks eval clusters"},
 		},
@@ -90,6 +99,15 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			}
 			if cfg.DataDir == "" {
 				return errors.New("export: no data directory: pass --data DIR or set data_dir")
+			}
+			var counter dataset.TokenCounter
+			tokenizerName := ""
+			if p := cmd.String("tokenizer"); p != "" {
+				tok, err := bpe.Load(p)
+				if err != nil {
+					return fmt.Errorf("export: --tokenizer: %w", err)
+				}
+				counter, tokenizerName = tok, "the tokenizer "+filepath.Base(p)
 			}
 			if err := store.CheckFree(cmd.String("out"), validator.StoreOptions(*cfg).Space); err != nil {
 				return fmt.Errorf("export: not started: %w (free space, write elsewhere, or lower store.min_free_soft)", err)
@@ -124,6 +142,7 @@ func newExportCommand(env *cliEnv) *cli.Command {
 					VerifiedOnly: cmd.Bool("verified-only"),
 				},
 				MinMargin: cmd.Float64("min-margin"), MaxPairs: int(cmd.Int("max-pairs")), MinGroup: int(cmd.Int("min-group")),
+				MaxTokens: int(cmd.Int("max-tokens")), Truncate: cmd.Bool("truncate"), Tokenizer: counter, TokenizerName: tokenizerName,
 				EvalFraction: cmd.Float64("eval-fraction"), SplitSeed: cmd.Uint64("split-seed"),
 				Out: cmd.String("out"), Force: cmd.Bool("force"), Parquet: cmd.Bool("parquet"),
 				Progress: env.stderr, Source: cfg.DataDir, Command: exportCommandLine(cmd),
@@ -133,6 +152,17 @@ func newExportCommand(env *cliEnv) *cli.Command {
 			}
 			fmt.Fprintf(env.stdout, "export: %s, %d episodes read, %d train rows, %d eval rows in %s\n",
 				format, rep.EpisodesRead, rep.Rows[dataset.SplitTrain], rep.Rows[dataset.SplitEval], rep.Out)
+			if l := rep.Lengths; format == dataset.FormatSFT {
+				q := dataset.Quantiles(l.Before)
+				fmt.Fprintf(env.stdout, "export: rows of %d to %d tokens (median %d, counted with %s)", q[0], q[4], q[1], l.Counter)
+				if n := cmd.Int("max-tokens"); n > 0 {
+					fmt.Fprintf(env.stdout, "; %d longer than %d tokens dropped", l.Dropped, n)
+					if cmd.Bool("truncate") {
+						fmt.Fprintf(env.stdout, ", %d truncated at a step boundary", l.Truncated)
+					}
+				}
+				fmt.Fprintln(env.stdout)
+			}
 			return nil
 		},
 	}

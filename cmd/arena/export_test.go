@@ -53,6 +53,14 @@ func TestExportCommand(t *testing.T) {
 		{"non-empty out", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft")}, 1, "not empty; pass --force", nil},
 		{"force", []string{"export", "--data", fx.Dir, "--format", "sft", "--out", out("sft"), "--force"}, 0, "train rows", []string{"train.jsonl"}},
 		{"missing data dir", []string{"export", "--data", out("nope"), "--format", "sft", "--out", out("x1")}, 1, "no such directory", nil},
+		{"dev folder", []string{"export", "--data", dir, "--format", "sft", "--out", out("x6")}, 1, "not an arena data dir, but " + fx.Dir + " is one (an `arena dev` folder keeps the validator's data there): pass " + fx.Dir, nil},
+		{"not a data dir", []string{"export", "--data", out("sft"), "--format", "sft", "--out", out("x7")}, 1, "not an arena data dir: it holds no Badger database (no MANIFEST file)", nil},
+		{"sft max tokens", []string{"export", "--data", fx.Dir, "--format", "sft", "--max-tokens", "1750", "--tokenizer", qwen3Tokenizer, "--out", out("sft-short")}, 0,
+			"21 train rows, 0 eval rows in " + out("sft-short") + "\nexport: rows of 1723 to 1799 tokens (median 1761, counted with the tokenizer qwen3-tokenizer.json.gz); 27 longer than 1750 tokens dropped\n", []string{"train.jsonl", "README.md"}},
+		{"sft truncate", []string{"export", "--data", fx.Dir, "--format", "sft", "--max-tokens", "2400", "--truncate", "--out", out("sft-cut")}, 0,
+			"48 train rows, 0 eval rows in " + out("sft-cut") + "\nexport: rows of 2322 to 2416 tokens (median 2404, counted with estimate: bytes / 3); 0 longer than 2400 tokens dropped, 27 truncated at a step boundary\n", []string{"train.jsonl", "README.md"}},
+		{"steps max tokens", []string{"export", "--data", fx.Dir, "--format", "steps", "--max-tokens", "1750", "--out", out("x8")}, 1, "format steps: not implemented (format sft only)", nil},
+		{"not a tokenizer", []string{"export", "--data", fx.Dir, "--format", "sft", "--tokenizer", filepath.Join(fx.Dir, "MANIFEST"), "--out", out("x9")}, 1, "--tokenizer: tokenizer " + filepath.Join(fx.Dir, "MANIFEST") + ": not a tokenizer.json", nil},
 		{"unknown format", []string{"export", "--data", fx.Dir, "--format", "csv", "--out", out("x2")}, 1, `unknown format "csv"`, nil},
 		{"eval fraction 1", []string{"export", "--data", fx.Dir, "--format", "sft", "--eval-fraction", "1", "--out", out("x3")}, 1, "--eval-fraction 1: want a number in [0,1)", nil},
 		{"bad type", []string{"export", "--data", fx.Dir, "--format", "sft", "--types", "book", "--out", out("x4")}, 1, `unknown problem type "book"`, nil},
@@ -98,6 +106,9 @@ func TestExportCommand(t *testing.T) {
 		})
 	}
 }
+
+// qwen3Tokenizer is Qwen3's tokenizer.json, kept as internal/bpe's test data.
+const qwen3Tokenizer = "../../internal/bpe/testdata/qwen3-tokenizer.json.gz"
 
 func indexOf(args []string, s string) int {
 	for i, a := range args {

@@ -202,8 +202,8 @@ func TestBrowserConsole(t *testing.T) {
 				if n := p.Count(t, "section.step"); n != len(tr.Steps) {
 					t.Errorf("episode page has %d steps, want %d", n, len(tr.Steps))
 				}
-				if n := p.Count(t, fmt.Sprintf("section.step#step-%d", len(tr.Steps))); n != 1 {
-					t.Errorf("episode page has no section step-%d", len(tr.Steps))
+				if n := p.Count(t, fmt.Sprintf("section.step#step-%d", len(tr.Steps)-1)); n != 1 {
+					t.Errorf("episode page has no section step-%d", len(tr.Steps)-1)
 				}
 				think := []rune(normSpace(tr.Steps[0].Think))
 				think = think[:min(len(think), 80)]

@@ -39,7 +39,7 @@ func TestOperatorPages(t *testing.T) {
 		{"/races", []string{"4 races stored", "race 3", "defended", "crowned"}},
 		{"/races/1", []string{"Race 1", "crowned", "Decision", "/episodes/" + firstRaceEp, f.hidden[1].Query, `href="/api/v1/races/1"`}},
 		{"/races/4", []string{"running", "shown once it is decided"}},
-		{"/episodes/" + firstRaceEp, []string{"Step 1", "Step 2", "find_product", "widget &lt;b&gt;bold&lt;/b&gt;", "cited a price", "missed: price &lt;= 100", "Ground truth"}},
+		{"/episodes/" + firstRaceEp, []string{"Step 0", "Step 1", "find_product", "widget &lt;b&gt;bold&lt;/b&gt;", "cited a price", "missed: price &lt;= 100", "Ground truth"}},
 		{"/episodes/q01-00", []string{"qualifying", f.public[0].Query}},
 		{"/miners/1", []string{"Miner uid 1", "ws://10.0.0.1:8091", "race 3", "/episodes/r000003-u01-p000", "/episodes/q01-00", "<svg"}},
 	}
@@ -63,6 +63,11 @@ func TestOperatorPages(t *testing.T) {
 				t.Fatalf("%s JSON twin: %d %.200s", tt.path, code, js)
 			}
 		})
+	}
+	// The judge numbers steps from 0, as the page does: its line for step
+	// 1 belongs in the second step's section.
+	if _, body, _ := get(t, h, "/episodes/"+firstRaceEp); strings.Index(body, "cited a price") < strings.Index(body, `id="step-1"`) {
+		t.Errorf("the judge's line for step 1 is not in section step-1")
 	}
 	code, body, _ := get(t, h, "/episodes/"+f.liveEp)
 	if code != http.StatusForbidden || !strings.Contains(body, "not decided yet") {

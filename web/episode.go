@@ -168,7 +168,7 @@ func (c *Console) episode(r *http.Request, public bool) (any, error) {
 		}
 	}
 	for i, st := range tr.Steps {
-		sv := StepView{N: i + 1, Think: st.Think, Response: st.Response, Judge: byStep[i+1],
+		sv := StepView{N: i, Think: st.Think, Response: st.Response, Judge: byStep[i],
 			Seconds: st.TReceived.Sub(st.TSent).Seconds(), CompletionID: st.CompletionID}
 		sv.Check, sv.CheckReason = checks[i][0], checks[i][1]
 		results := map[string]episode.ToolResult{}

@@ -109,6 +109,11 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 	if n, ok := neuronByUID(meta, self); ok {
 		lastUpdate = n.LastUpdate
 	}
+	// Set before any wait below (a commit awaiting its reveal, a key in
+	// use elsewhere), which is when an alert on it matters.
+	if block >= lastUpdate {
+		v.m.sinceWeights.Set(float64(block - lastUpdate))
+	}
 	// What was on chain before this process sent anything is not evidence
 	// of another signer.
 	v.baselineOnce.Do(func() { v.lastUpdateBaseline = lastUpdate })
@@ -155,9 +160,6 @@ func (v *Validator) weightsStep(ctx context.Context, block uint64, meta *chain.M
 		case s.Status == records.StatusPending:
 			return v.retryPending(ctx, s, hyper)
 		}
-	}
-	if block >= lastUpdate {
-		v.m.sinceWeights.Set(float64(block - lastUpdate))
 	}
 	window := block / v.opts.WeightsEveryBlocks
 	if len(subs) > 0 && subs[len(subs)-1].Window >= window {

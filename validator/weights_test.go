@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"arena/chain"
 	"arena/validator/records"
 )
@@ -176,6 +178,11 @@ func TestWeightsPaths(t *testing.T) {
 				return
 			}
 			commits, reveals := h.chain.onChain("commitWeights"), h.chain.onChain("revealWeights")
+			// While the last commit waits for its reveal epoch, the age of
+			// the weights on chain still counts up (alerts read it).
+			if got, want := testutil.ToFloat64(h.v.m.sinceWeights), float64(100-reveals[len(reveals)-1].block); got != want {
+				t.Errorf("arena_validator_blocks_since_weights %v at block 100 with a commit waiting, want %v", got, want)
+			}
 			epoch := func(b uint64) uint64 { return chain.EpochIndex(b, h.chain.netuid, h.chain.tempo) }
 			subs := h.submissions()
 			for i, s := range subs {

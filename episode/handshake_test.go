@@ -2,12 +2,15 @@ package episode
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gorilla/websocket"
 
 	"arena/chain"
@@ -81,6 +84,33 @@ func TestSignatureIsEIP191(t *testing.T) {
 	alt := sig[:130] + map[bool]string{true: "00", false: "01"}[strings.HasSuffix(sig, "1b")]
 	if got, err := RecoverSigner(payload, alt); err != nil || got != s.Address {
 		t.Fatalf("v=0/1: recovered %s, %v", got, err)
+	}
+}
+
+// TestHighSAccepted: a signature with s above n/2 (the same point's other
+// representation, recovery id flipped) recovers the same signer, as
+// docs/protocol.md tells miners whose libraries do not normalise s.
+func TestHighSAccepted(t *testing.T) {
+	s := newSigner(t)
+	payload := []byte("arena/v1 hello\nversion:2")
+	low, err := SignPayload(s.PrivateKey(), payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := hex.DecodeString(low[2:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := crypto.S256().Params().N
+	sv := new(big.Int).SetBytes(sig[32:64])
+	if sv.Cmp(new(big.Int).Rsh(n, 1)) > 0 {
+		t.Fatalf("SignPayload gave high s %x", sv)
+	}
+	new(big.Int).Sub(n, sv).FillBytes(sig[32:64])
+	sig[64] = 27 + 28 - sig[64] // the negated s recovers with the other parity
+	got, err := RecoverSigner(payload, "0x"+hex.EncodeToString(sig))
+	if err != nil || got != s.Address {
+		t.Fatalf("high s: recovered %s, %v; want %s", got, err, s.Address)
 	}
 }
 

@@ -67,8 +67,10 @@ func textIsNormal(s string) bool {
 	return true
 }
 
-// normalizeStep normalises a step from a miner in place.
-func normalizeStep(st *Step) {
+// NormalizeStep normalises a step from a miner in place, as the runner
+// does at the boundary before it executes and stores the step (and as
+// verification then compares it with its completion).
+func NormalizeStep(st *Step) {
 	st.Think = NormalText(st.Think)
 	if st.Response != nil {
 		r := NormalText(*st.Response)

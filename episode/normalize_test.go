@@ -138,7 +138,7 @@ func BenchmarkNormalizeStep(b *testing.B) {
 			for b.Loop() {
 				st := c.st
 				st.ToolCalls = append([]ToolCall(nil), c.st.ToolCalls...)
-				normalizeStep(&st)
+				NormalizeStep(&st)
 			}
 		})
 	}

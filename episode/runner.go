@@ -430,7 +430,7 @@ func (c *Conn) episode(ctx context.Context, tools *shop.Tools, p Problem) Trajec
 			return end(reason, detail)
 		}
 		st := in.Step
-		normalizeStep(st)
+		NormalizeStep(st)
 		rec := StepRecord{Think: st.Think, ToolCalls: st.ToolCalls, Response: st.Response, TSent: tSent, TReceived: in.At, CompletionID: st.CompletionID}
 		tr.Timings.Miner += in.At.Sub(tSent)
 		r.m.minerStep.Observe(in.At.Sub(tSent).Seconds())

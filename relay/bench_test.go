@@ -400,3 +400,28 @@ func benchTools(b *testing.B) *shop.Tools {
 	}
 	return benchToolsVal
 }
+
+// BenchmarkCheck measures the relay's request check on a mid-episode
+// prompt (8 KiB) and a long one (64 KiB): the part of the relay's own
+// time that grows with the prompt. Recorded in docs/benchmarks.md
+// ("Inference relay").
+func BenchmarkCheck(b *testing.B) {
+	rl, err := New(Options{BaseURL: "http://127.0.0.1:1/v1", Models: []string{"bench-model"}, Timeout: time.Minute,
+		LookupEnv: func(string) (string, bool) { return "", false }}, zerolog.Nop(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Close()
+	for _, size := range []int{8 << 10, 64 << 10} {
+		body := benchBody(size)("mark-check-0")
+		b.Run(fmt.Sprintf("prompt=%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, _, res := rl.check(body); res != nil {
+					b.Fatal(res.Error)
+				}
+			}
+		})
+	}
+}

@@ -54,6 +54,15 @@ func TestInferOutcomes(t *testing.T) {
 		{name: "stream", answer: toolCall, body: `{"model":"good-model","messages":[{"role":"user","content":"x"}],"stream":true}`, wantCode: episode.InferBadRequest},
 		{name: "temperature out of bounds", answer: toolCall, body: `{"model":"good-model","messages":[{"role":"user","content":"x"}],"temperature":3}`, wantCode: episode.InferBadRequest},
 		{name: "no messages", answer: toolCall, body: `{"model":"good-model","messages":[]}`, wantCode: episode.InferBadRequest},
+		{name: "body an array", answer: toolCall, body: `[{"model":"good-model"}]`, wantCode: episode.InferBadRequest},
+		{name: "body a string", answer: toolCall, body: `"good-model"`, wantCode: episode.InferBadRequest},
+		{name: "body not JSON", answer: toolCall, body: `{"model":"good-model","messages":[{"role":"user","content":"x"}]`, wantCode: episode.InferBadRequest},
+		{name: "body with a bad value", answer: toolCall, body: `{"model":"good-model","messages":[{"role":"user","content":x}]}`, wantCode: episode.InferBadRequest},
+		{name: "model not a string", answer: toolCall, body: `{"model":["good-model"],"messages":[{"role":"user","content":"x"}]}`, wantCode: episode.InferBadRequest},
+		// A repeated key counts once, the last, as encoding/json reads it.
+		{name: "a repeated key, the last allowed", answer: toolCall, body: `{"model":"other","messages":[{"role":"user","content":"find shoes"}],"model":"good-model","temperature":0}`,
+			wantRecord: true, wantCalls: 1},
+		{name: "a repeated key, the last refused", answer: toolCall, body: `{"model":"good-model","messages":[{"role":"user","content":"x"}],"model":"other"}`, wantCode: episode.InferModelNotAllowed},
 		{name: "max_tokens above the bound", answer: toolCall, opts: Options{Budget: Budget{MaxTokens: 100}},
 			body: `{"model":"good-model","messages":[{"role":"user","content":"x"}],"max_tokens":101}`, wantCode: episode.InferBudgetExceeded},
 		{name: "provider 429", answer: status(429), body: okBody, wantCode: episode.InferProviderError, wantRecord: true, wantFault: true, wantCalls: 1},
@@ -108,6 +117,9 @@ func TestInferOutcomes(t *testing.T) {
 				}
 				if got := string(prov.Requests()[0].Raw); got != string(rec.Request) {
 					t.Fatalf("the record's request is not what the provider received:\n%s\n%s", rec.Request, got)
+				}
+				if want := `"model":"good-model"`; strings.Count(string(rec.Request), `"model"`) != 1 || !strings.Contains(string(rec.Request), want) {
+					t.Fatalf("forwarded request does not name the model once as %s: %s", want, rec.Request)
 				}
 				if !strings.Contains(string(rec.Request), `"max_tokens":2048`) {
 					t.Fatalf("forwarded request is unbounded: %s", rec.Request)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/rs/zerolog"
+	"github.com/tidwall/gjson"
 
 	"arena/episode"
 	"arena/internal/llmclient/llmtest"
@@ -279,4 +280,21 @@ func TestAPIKeyOnlyFromEnvironment(t *testing.T) {
 	if got := prov.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-relay" {
 		t.Fatalf("Authorization %q", got)
 	}
+}
+
+// FuzzValidAgrees: the relay's check takes gjson's word for what is
+// JSON; it must be encoding/json's word too, since the forwarded body is
+// later stored and exported through encoding/json. The seeds run in every
+// `go test`; `go test ./relay -fuzz FuzzValidAgrees` searches further.
+func FuzzValidAgrees(f *testing.F) {
+	for _, s := range []string{okBody, `{}`, `[]`, `""`, `0`, `-0.5e+3`, `01`, `1.`, `.5`, `1e`, `-`, `{"a":}`, `{"a" 1}`,
+		`{"a":1,}`, `[1,]`, `"\u12"`, `"\x"`, "\"\x01\"", `"\/"`, "\"\xff\"", `nul`, `true false`, ` {"a":[1,{"b":null}]} `,
+		`{"a":"\ud800"}`, `[1e999]`, `{"a":1}}`, `{"a":1}{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if g, j := gjson.ValidBytes(b), json.Valid(b); g != j {
+			t.Fatalf("gjson.ValidBytes %v, json.Valid %v for %q", g, j, b)
+		}
+	})
 }

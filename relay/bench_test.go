@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -48,15 +49,22 @@ func BenchmarkRelayOverhead(b *testing.B) {
 	tools := benchTools(b)
 	for _, bc := range []struct {
 		name     string
-		provider time.Duration
+		provider benchHold
 		prompt   int
 		mode     benchMode
 	}{
-		{"provider=0ms/prompt=8KiB", 0, 8 << 10, relayed},
-		{"provider=250ms/prompt=8KiB", 250 * time.Millisecond, 8 << 10, relayed},
-		{"provider=250ms/prompt=64KiB", 250 * time.Millisecond, 64 << 10, relayed},
-		{"provider=250ms/prompt=8KiB/direct=true", 250 * time.Millisecond, 8 << 10, direct},
-		{"provider=250ms/prompt=8KiB/paired=true", 250 * time.Millisecond, 8 << 10, paired},
+		{"provider=0ms/prompt=8KiB", benchHold{}, 8 << 10, relayed},
+		{"provider=250ms/prompt=8KiB", benchHold{mean: 250 * time.Millisecond}, 8 << 10, relayed},
+		{"provider=250ms/prompt=64KiB", benchHold{mean: 250 * time.Millisecond}, 64 << 10, relayed},
+		{"provider=250ms/prompt=8KiB/direct=true", benchHold{mean: 250 * time.Millisecond}, 8 << 10, direct},
+		{"provider=250ms/prompt=8KiB/paired=true", benchHold{mean: 250 * time.Millisecond}, 8 << 10, paired},
+		// A provider's time varies from call to call, so real episodes'
+		// completions do not arrive in step; with a fixed time all 64
+		// agents ask at the same instant, every 250 ms, and each burst
+		// queues on the two cores.
+		{"provider=250ms±50%/prompt=8KiB", benchHold{mean: 250 * time.Millisecond, spread: true}, 8 << 10, relayed},
+		{"provider=250ms±50%/prompt=8KiB/direct=true", benchHold{mean: 250 * time.Millisecond, spread: true}, 8 << 10, direct},
+		{"provider=250ms±50%/prompt=8KiB/paired=true", benchHold{mean: 250 * time.Millisecond, spread: true}, 8 << 10, paired},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			defer goleak.VerifyNone(b, goleak.IgnoreCurrent())
@@ -84,7 +92,7 @@ const (
 	benchConcurrent = benchMiners * benchPerMiner
 )
 
-func benchOverhead(b *testing.B, tools *shop.Tools, providerTime time.Duration, promptBytes int, mode benchMode) {
+func benchOverhead(b *testing.B, tools *shop.Tools, providerTime benchHold, promptBytes int, mode benchMode) {
 	prov := newBenchProvider(providerTime)
 	defer prov.Close()
 	rl, err := New(Options{BaseURL: prov.URL + "/v1", Models: []string{"bench-model"}, Timeout: time.Minute,
@@ -295,8 +303,26 @@ var benchAnswer = []byte(`{"id":"chatcmpl-bench","object":"chat.completion","cre
 	`"tool_calls":[{"id":"call_0","type":"function","function":{"name":"view_product_information","arguments":"{\"product_ids\":\"p1\"}"}}]}}],` +
 	`"usage":{"prompt_tokens":2100,"completion_tokens":64,"total_tokens":2164}}`)
 
-func newBenchProvider(hold time.Duration) *benchProvider {
+// benchHold is how long the fake provider holds each request: mean, or
+// with spread uniformly between half and one and a half times mean, drawn
+// from a fixed seed.
+type benchHold struct {
+	mean   time.Duration
+	spread bool
+}
+
+func newBenchProvider(h benchHold) *benchProvider {
 	p := &benchProvider{own: map[string]time.Duration{}}
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(1, 2))
+	next := func() time.Duration {
+		if !h.spread || h.mean == 0 {
+			return h.mean
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return h.mean/2 + time.Duration(rng.Int64N(int64(h.mean)))
+	}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -310,7 +336,7 @@ func newBenchProvider(hold time.Duration) *benchProvider {
 			return
 		}
 		marker := string(body[i : i+bytes.IndexByte(body[i:], '"')])
-		if hold > 0 {
+		if hold := next(); hold > 0 {
 			t := time.NewTimer(hold)
 			select {
 			case <-t.C:

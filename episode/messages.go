@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // Version is the protocol version carried in hello. It stays 1: a
@@ -326,8 +328,8 @@ var (
 // wrapping ErrMalformed, ErrUnknownType, ErrMissingField, ErrWrongType or
 // ErrInvalidValue. Decode never panics on any input.
 func Decode(frame []byte) (Message, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(frame, &obj); err != nil || obj == nil {
+	obj, err := decodeObject(frame)
+	if err != nil || obj == nil {
 		detail := "not a JSON object"
 		if err != nil {
 			detail = ClipText(err.Error(), 120)
@@ -400,6 +402,29 @@ func Decode(frame []byte) (Message, error) {
 		return fail(err)
 	}
 	return msg, nil
+}
+
+// decodeObject splits a frame that is one JSON object into its fields,
+// as json.Unmarshal into a map would (values byte for byte, escaped keys
+// read, a repeated key's last value kept). A valid object takes gjson's
+// one fast pass: an infer frame carries the whole prompt, and
+// encoding/json's validating decode of it cost more than anything else
+// the runner does with the frame. Anything else takes encoding/json's
+// path, for its error.
+func decodeObject(frame []byte) (map[string]json.RawMessage, error) {
+	if gjson.ValidBytes(frame) {
+		if root := gjson.ParseBytes(frame); root.IsObject() {
+			obj := map[string]json.RawMessage{}
+			root.ForEach(func(k, v gjson.Result) bool {
+				obj[k.Str] = json.RawMessage(v.Raw)
+				return true
+			})
+			return obj, nil
+		}
+	}
+	var obj map[string]json.RawMessage
+	err := json.Unmarshal(frame, &obj)
+	return obj, err
 }
 
 func kindOf(raw json.RawMessage) jsonKind {

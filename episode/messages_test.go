@@ -1,10 +1,13 @@
 package episode
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDecodeErrors(t *testing.T) {
@@ -146,4 +149,38 @@ func TestAppendObservationMatchesEncode(t *testing.T) {
 	if got := appendObservation(nil, obs); string(got) != string(want) {
 		t.Fatalf("appendObservation:\n%s\nEncode:\n%s", got, want)
 	}
+}
+
+// FuzzDecodeObject: the fast split of a frame gives the fields that
+// json.Unmarshal into a map gives, for every input; keys that are not
+// valid UTF-8 (which encoding/json rewrites and no schema names) aside.
+// The seeds run in every `go test`; `go test ./episode -fuzz
+// FuzzDecodeObject` searches further.
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range []string{`{"type":"infer","episode_id":"e","request_id":"r","body":{"model":"m","messages":[{"role":"user","content":"x"}]}}`,
+		`{}`, `null`, `[1,2]`, `{"a":1,"a":2}`, `{"typ\u0065":"step"}`, `{"type":"step","tool_calls":[{"id":"c","name":"n","parameters":{}}]} `,
+		`{"a":"\ud800"}`, `{"a":1`, `{"a":01}`, "{\"\xff\":1}", `{"\u0000":[]}`, ` { "x" : { "y" : [ 1 , 2 ] } } `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		got, gotErr := decodeObject(frame)
+		var want map[string]json.RawMessage
+		wantErr := json.Unmarshal(frame, &want)
+		if (gotErr == nil) != (wantErr == nil) || (got == nil) != (want == nil) {
+			t.Fatalf("%q: fast %v (nil %v), encoding/json %v (nil %v)", frame, gotErr, got == nil, wantErr, want == nil)
+		}
+		for k, v := range want {
+			if !utf8.ValidString(k) || strings.ContainsRune(k, utf8.RuneError) {
+				continue
+			}
+			if g, ok := got[k]; !ok || !bytes.Equal(g, v) {
+				t.Fatalf("%q: key %q fast %q, encoding/json %q", frame, k, g, v)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok && utf8.ValidString(k) && !strings.ContainsRune(k, utf8.RuneError) {
+				t.Fatalf("%q: fast has key %q that encoding/json has not", frame, k)
+			}
+		}
+	})
 }

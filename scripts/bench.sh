@@ -123,13 +123,19 @@ for r in $rows; do
 		;;
 	relay)
 		# The relay's target: what it adds to a completion at 64 concurrent
-		# episodes, with a provider answering in 250 ms (docs/benchmarks.md,
+		# episodes, with a provider answering in 250 ms ± 50% (out of step,
+		# as a real provider's calls are), and the worst case of exactly
+		# 250 ms, which keeps all 64 agents in step (docs/benchmarks.md,
 		# "Inference relay").
-		bench relay ./relay 'RelayOverhead/provider=250ms/prompt=8KiB$' 2000x
-		p50=$(median "$out/relay.txt" p50-µs); p99=$(median "$out/relay.txt" p99-µs); cpu=$(median "$out/relay.txt" cpu-µs/op)
-		p50ms=$(awk -v v="$p50" 'BEGIN { printf "%.3g", v / 1000 }'); p99ms=$(awk -v v="$p99" 'BEGIN { printf "%.3g", v / 1000 }')
-		cmd="go test ./relay -run '^\$' -bench 'RelayOverhead/provider=250ms/prompt=8KiB\$' -benchtime 2000x"
-		row "relay: overhead per completion, 64 concurrent episodes, 8 KiB prompts: p50 / p99" "$cmd" "$p50ms / $p99ms ms ($cpu µs CPU a completion, miners and provider included)" "p50 ≤ 1 ms" "$(verdict "$p50ms" '<=' 1)"
+		regex='RelayOverhead/provider=250ms(±50%)?/prompt=8KiB$'
+		bench relay ./relay "$regex" 2000x
+		for hold in '250ms±50%' '250ms'; do
+			name="/provider=$hold/prompt=8KiB(-[0-9]+)?$"
+			p50=$(median "$out/relay.txt" p50-µs "$name"); p99=$(median "$out/relay.txt" p99-µs "$name"); cpu=$(median "$out/relay.txt" cpu-µs/op "$name")
+			p50ms=$(awk -v v="$p50" 'BEGIN { printf "%.3g", v / 1000 }'); p99ms=$(awk -v v="$p99" 'BEGIN { printf "%.3g", v / 1000 }')
+			cmd="go test ./relay -run '^\$' -bench 'RelayOverhead/provider=$hold/prompt=8KiB\$' -benchtime 2000x"
+			row "relay: overhead per completion, 64 concurrent episodes, provider $hold, 8 KiB prompts: p50 / p99" "$cmd" "$p50ms / $p99ms ms ($cpu µs CPU a completion, miners and provider included)" "p50 ≤ 1 ms" "$(verdict "$p50ms" '<=' 1)"
+		done
 		;;
 	scoring)
 		bench scoring ./scoring/judge 'RulesAndGrounding10k$' 3x
